@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where and how a ``ModelContainer`` keeps its store, with SwiftData's initializers.
+///
+/// ```swift
+/// let onDisk = ModelConfiguration(url: URL(filePath: "data/snippets.store"))
+/// let forTests = ModelConfiguration(isStoredInMemoryOnly: true)
+/// ```
+///
+/// Without a URL the store is `data/default.store` under the current working directory.
+public struct ModelConfiguration: Hashable, Identifiable, Sendable {
+    public var name: String
+    public var schema: Schema?
+    public var url: URL
+    public var isStoredInMemoryOnly: Bool
+    public var allowsSave: Bool
+    public var groupContainer: GroupContainer
+    public var cloudKitDatabase: CloudKitDatabase
+    /// Distinguishes in-memory configurations, which all share the `/dev/null` URL.
+    let memoryStoreKey: UUID?
+
+    public var id: URL { url }
+
+    /// The store used when a configuration names no URL: `data/default.store` in the working directory.
+    public static var defaultStoreURL: URL {
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            .appendingPathComponent("data", isDirectory: true)
+            .appendingPathComponent("default.store")
+    }
+
+    public init(
+        _ name: String? = nil,
+        schema: Schema? = nil,
+        isStoredInMemoryOnly: Bool = false,
+        allowsSave: Bool = true,
+        groupContainer: GroupContainer = .automatic,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
+        self.name = name ?? "default"
+        self.schema = schema
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
+        if isStoredInMemoryOnly {
+            self.url = URL(fileURLWithPath: "/dev/null")
+            self.memoryStoreKey = UUID()
+        } else {
+            let fileName = (name.map { $0 + ".store" }) ?? "default.store"
+            self.url = Self.defaultStoreURL.deletingLastPathComponent().appendingPathComponent(fileName)
+            self.memoryStoreKey = nil
+        }
+    }
+
+    public init(
+        _ name: String? = nil,
+        schema: Schema? = nil,
+        url: URL,
+        allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
+        self.name = name ?? url.deletingPathExtension().lastPathComponent
+        self.schema = schema
+        self.url = url
+        self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
+        self.memoryStoreKey = nil
+    }
+
+    @_disfavoredOverload
+    public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// The spelling of SwiftData's first beta, still found in tutorials.
+    public init(inMemory: Bool) {
+        self.init(isStoredInMemoryOnly: inMemory)
+    }
+
+    /// Kept for source compatibility; ObjectGraph has no app-group containers.
+    public enum GroupContainer: Hashable, Sendable {
+        case automatic, none
+        case identifier(String)
+    }
+
+    /// Kept for source compatibility; ObjectGraph does not sync with CloudKit.
+    public enum CloudKitDatabase: Hashable, Sendable {
+        case automatic, none
+        case `private`(String)
+    }
+
+    public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.memoryStoreKey == rhs.memoryStoreKey
+            && lhs.allowsSave == rhs.allowsSave
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(url)
+        hasher.combine(memoryStoreKey)
+    }
+}

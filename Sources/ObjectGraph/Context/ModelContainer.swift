@@ -1,0 +1,97 @@
+import Foundation
+
+/// Opens a store for a schema and hands out contexts on it, as SwiftData's `ModelContainer` does.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Snippet.self, configurations: ModelConfiguration(url: storeURL))
+/// let context = ModelContext(container)
+/// ```
+///
+/// A container is `Sendable`: share it between tasks, and give each task its own ``ModelContext``.
+public final class ModelContainer: @unchecked Sendable {
+    public let schema: Schema
+    public let configurations: [ModelConfiguration]
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
+    let store: SQLiteStore
+    private let mainContextStorage = LockedValue<ModelContext?>(nil)
+
+    public init(
+        for givenSchema: Schema,
+        migrationPlan: (any SchemaMigrationPlan.Type)?,
+        configurations: [ModelConfiguration]
+    ) throws {
+        if let error = givenSchema.buildErrors.first { throw error }
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        if Set(configurations).count != configurations.count {
+            throw SwiftDataError(.duplicateConfiguration, "the same ModelConfiguration was given twice")
+        }
+        guard configurations.count == 1, let configuration = configurations.first else {
+            throw SwiftDataError(
+                .loadIssueModelContainer,
+                "ObjectGraph opens one store per container; give one ModelConfiguration (got \(configurations.count))")
+        }
+        if let configured = configuration.schema {
+            let known = Set(givenSchema.entities.map(\.name))
+            if let missing = configured.entities.first(where: { !known.contains($0.name) }) {
+                throw SwiftDataError(
+                    .loadIssueModelContainer,
+                    "the configuration's schema has entity \(missing.name), which the container's schema lacks",
+                    entity: missing.name)
+            }
+        }
+        self.schema = givenSchema
+        self.configurations = configurations
+        self.migrationPlan = migrationPlan
+        self.store = try SQLiteStore(configuration: configuration, schema: givenSchema)
+    }
+
+    public convenience init(
+        for givenSchema: Schema,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    public convenience init(
+        for forTypes: any PersistentModel.Type...,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// The configuration of the container's store.
+    public var configuration: ModelConfiguration { store.configuration }
+
+    /// The context of the main actor, with autosave on: changes made in it are saved shortly after,
+    /// and at the latest when the container is released.
+    @MainActor
+    public var mainContext: ModelContext {
+        mainContextStorage.withLock { storage in
+            if let context = storage { return context }
+            let context = ModelContext(mainContextOf: self)
+            storage = context
+            return context
+        }
+    }
+
+    /// Deletes every model of every entity from the store (its external files too).
+    public func deleteAllData() {
+        do {
+            try store.deleteAllData()
+        } catch {
+            store.logger.error("deleteAllData failed: \(error)")
+        }
+    }
+
+    /// Deletes every model of every entity from the store, throwing if it cannot.
+    public func erase() throws {
+        try store.deleteAllData()
+    }
+
+    deinit {
+        let context = mainContextStorage.withLock { $0 }
+        context?.saveOnClose()
+    }
+}

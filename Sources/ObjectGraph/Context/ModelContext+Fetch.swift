@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+
+extension ModelContext {
+    /// The models that match a descriptor, in its order. With `includePendingChanges` (the default)
+    /// unsaved inserts, changes and deletes of this context are reflected.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let layout = try store.layout(for: T.self)
+        var query = try rowQuery(for: descriptor, layout: layout)
+        let pending = descriptor.includePendingChanges ? pendingModels(of: T.self) : PendingModels<T>()
+        guard !pending.isEmpty else {
+            return try store.fetchRows(layout, query: query).compactMap { try model(T.self, from: $0, layout: layout) }
+        }
+        // Unsaved changes can move models into or out of the window: read enough saved rows to cover
+        // every model they can displace, then filter, order and cut the window in memory.
+        let window = descriptor.fetchLimit.map { $0 + (descriptor.fetchOffset ?? 0) + pending.displacedCount }
+        query.limit = window
+        query.offset = nil
+        var results: [T] = []
+        var seen = Set<ObjectIdentifier>()
+        for row in try store.fetchRows(layout, query: query) {
+            guard let object = try model(T.self, from: row, layout: layout) else { continue }
+            if pending.changed.contains(where: { $0 === object }) { continue }
+            results.append(object)
+            seen.insert(ObjectIdentifier(object))
+        }
+        for object in pending.changed + pending.inserted where !seen.contains(ObjectIdentifier(object)) {
+            if try descriptor.predicate?.evaluate(object) ?? true { results.append(object) }
+        }
+        if !descriptor.sortBy.isEmpty {
+            results = try stableSorted(results, by: descriptor.sortBy)
+        }
+        let start = min(descriptor.fetchOffset ?? 0, results.count)
+        let end = descriptor.fetchLimit.map { min(start + $0, results.count) } ?? results.count
+        return Array(results[start..<end])
+    }
+
+    /// The number of models that match a descriptor, without creating them.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let layout = try store.layout(for: T.self)
+        let query = try rowQuery(for: descriptor, layout: layout)
+        var count = try store.count(layout, condition: query.condition)
+        if descriptor.includePendingChanges {
+            let pending = pendingModels(of: T.self)
+            for object in pending.inserted where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
+            for object in pending.deletedSaved where try matchesSavedState(object, descriptor.predicate) { count -= 1 }
+        }
+        if let offset = descriptor.fetchOffset { count = max(0, count - offset) }
+        if let limit = descriptor.fetchLimit { count = min(count, limit) }
+        return count
+    }
+
+    /// The identifiers of the saved models that match a descriptor.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let layout = try store.layout(for: T.self)
+        let deletedKeys = Set(deleted.values.compactMap { $0.storage.primaryKey })
+        return try store.fetchKeys(layout, query: try rowQuery(for: descriptor, layout: layout))
+            .filter { !deletedKeys.contains($0) || !descriptor.includePendingChanges }
+            .map { PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: $0) }
+    }
+
+    /// Calls `block` with every matching model, reading `batchSize` at a time so that memory stays bounded.
+    ///
+    /// Models of a finished batch that have no unsaved changes are released from the context. Without
+    /// `allowEscapingMutations`, a batch that leaves unsaved changes throws: save inside the block, or
+    /// allow the mutations to escape.
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>,
+        batchSize: Int = 5000,
+        allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        let batchSize = max(1, batchSize)
+        var offset = descriptor.fetchOffset ?? 0
+        var remaining = descriptor.fetchLimit
+        while remaining.map({ $0 > 0 }) ?? true {
+            var batchDescriptor = descriptor
+            batchDescriptor.fetchOffset = offset
+            batchDescriptor.fetchLimit = min(batchSize, remaining ?? batchSize)
+            batchDescriptor.includePendingChanges = false
+            let alreadyRegistered = Set(registered.values.map { ObjectIdentifier($0) })
+            let batch = try fetch(batchDescriptor)
+            if batch.isEmpty { break }
+            for object in batch { try block(object) }
+            let mutated = batch.filter { changed[ObjectIdentifier($0)] != nil || deleted[ObjectIdentifier($0)] != nil }
+            if !mutated.isEmpty && !allowEscapingMutations {
+                throw SwiftDataError(
+                    .escapingMutation,
+                    "enumerate's block changed \(mutated.count) \(Schema.entityName(for: T.self)) model(s) without saving: "
+                        + "save inside the block or pass allowEscapingMutations: true",
+                    entity: Schema.entityName(for: T.self))
+            }
+            for object in batch where !alreadyRegistered.contains(ObjectIdentifier(object)) && !mutated.contains(object) {
+                registered[object.persistentModelID] = nil
+                object.storage.context = nil
+            }
+            offset += batch.count
+            remaining = remaining.map { $0 - batch.count }
+            if batch.count < batchSize { break }
+        }
+    }
+
+    // MARK: Helpers
+
+    func fetchModel(_ type: any PersistentModel.Type, primaryKey: Int64) throws -> (any PersistentModel)? {
+        let layout = try store.layout(named: Schema.entityName(for: type))
+        let query = RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+        guard let row = try store.fetchRows(layout, query: query).first else { return nil }
+        return try anyModel(type, from: row, layout: layout)
+    }
+
+    private func rowQuery<T: PersistentModel>(for descriptor: FetchDescriptor<T>, layout: EntityLayout) throws -> RowQuery {
+        RowQuery(
+            condition: try descriptor.predicate.map { try PredicateTranslator.translate($0, layout: layout) },
+            orderBy: try RowQuery.orderBy(descriptor.sortBy, layout: layout),
+            limit: descriptor.fetchLimit,
+            offset: descriptor.fetchOffset)
+    }
+
+    /// The registered instance for a row, or a new one made from the row's values. Nil for a row
+    /// whose model is deleted in this context but not yet saved.
+    func model<T: PersistentModel>(_ type: T.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout) throws -> T? {
+        let identifier = PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
+        if let existing = registered[identifier] {
+            guard let typed = existing as? T else { return nil }
+            return typed.storage.isDeleted ? nil : typed
+        }
+        let storage = DefaultBackingData<T>(for: type)
+        var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
+        for (position, slot) in layout.columnSlots.enumerated() {
+            let decoded = try store.decodeColumn(row.columns[position], slot: slot, entity: layout.name)
+            storage.values[slot.index] = decoded.value
+            committed[slot.index] = decoded.inline
+            if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
+        }
+        for slot in layout.slots where !slot.isColumn && slot.relationship == nil {
+            if let fallback = storage.fallbackValue(at: slot.index) { storage.values[slot.index] = fallback }
+        }
+        storage.committedRow = committed
+        storage.primaryKey = row.primaryKey
+        storage.storeIdentifier = store.identifier
+        let object = T(backingData: storage)
+        storage.model = object
+        storage.context = self
+        registered[identifier] = object
+        return object
+    }
+
+    private func anyModel(_ type: any PersistentModel.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout) throws -> (any PersistentModel)? {
+        try model(type, from: row, layout: layout)
+    }
+
+    /// This context's unsaved models of one type.
+    struct PendingModels<T: PersistentModel> {
+        var inserted: [T] = []
+        var changed: [T] = []
+        var deletedSaved: [T] = []
+        var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deletedSaved.isEmpty }
+        /// How many saved rows these changes can push out of, or pull into, a window of results.
+        var displacedCount: Int { changed.count + deletedSaved.count }
+    }
+
+    private func pendingModels<T: PersistentModel>(of type: T.Type) -> PendingModels<T> {
+        PendingModels(
+            inserted: insertionOrder.compactMap { inserted[$0] as? T },
+            changed: changed.values.compactMap { $0 as? T },
+            deletedSaved: deleted.values.compactMap { $0 as? T })
+    }
+
+    /// Whether a deleted model's saved row matches a predicate (its in-memory values stand in for the row).
+    private func matchesSavedState<T: PersistentModel>(_ object: T, _ predicate: Predicate<T>?) throws -> Bool {
+        try predicate?.evaluate(object) ?? true
+    }
+
+    /// Sorts with the descriptors, then by identifier, so that equal keys keep a stable order.
+    private func stableSorted<T: PersistentModel>(_ models: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
+        models.enumerated().sorted { left, right in
+            for descriptor in descriptors {
+                switch descriptor.compare(left.element, right.element) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return left.offset < right.offset
+        }.map(\.element)
+    }
+}

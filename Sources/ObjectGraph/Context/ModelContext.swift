@@ -1,0 +1,434 @@
+import Foundation
+import GRDB
+
+/// Tracks models, their changes, and writes them to the store, as SwiftData's `ModelContext` does.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// context.insert(Snippet(title: "Hello"))
+/// try context.save()
+/// let all = try context.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)]))
+/// ```
+///
+/// A context holds one object per stored row (its identity map): fetching the same row twice returns
+/// the same instance. A context belongs to one task; share the ``ModelContainer`` instead.
+public final class ModelContext: Equatable {
+    /// Contexts keep their container alive, except the main context, which the container owns.
+    private let ownedContainer: ModelContainer?
+    private unowned let containerReference: ModelContainer
+    let store: SQLiteStore
+
+    /// The identity map: every model this context fetched or saved, by row.
+    var registered: [PersistentIdentifier: any PersistentModel] = [:]
+    var inserted: [ObjectIdentifier: any PersistentModel] = [:]
+    var insertionOrder: [ObjectIdentifier] = []
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    var pendingBatchDeletes: [BatchDelete] = []
+    /// Errors found by non-throwing calls (such as `insert` of a model owned by another context),
+    /// thrown by the next `save()`.
+    var deferredErrors: [SwiftDataError] = []
+
+    public var autosaveEnabled: Bool
+    private var autosaveScheduled = false
+    private let isMainContext: Bool
+
+    public var container: ModelContainer { containerReference }
+
+    public init(_ container: ModelContainer) {
+        self.ownedContainer = container
+        self.containerReference = container
+        self.store = container.store
+        self.autosaveEnabled = false
+        self.isMainContext = false
+    }
+
+    init(mainContextOf container: ModelContainer) {
+        self.ownedContainer = nil
+        self.containerReference = container
+        self.store = container.store
+        self.autosaveEnabled = true
+        self.isMainContext = true
+    }
+
+    deinit {
+        if autosaveEnabled && !isMainContext { saveOnClose() }
+    }
+
+    public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
+
+    // MARK: Inserting and deleting
+
+    /// Registers a new model; the next `save()` writes it. Models it refers to are inserted too.
+    public func insert<T: PersistentModel>(_ model: T) {
+        insert(anyModel: model)
+        scheduleAutosave()
+    }
+
+    func insert(anyModel model: any PersistentModel) {
+        let storage = model.storage
+        if let owner = storage.context {
+            if owner !== self {
+                deferredErrors.append(SwiftDataError(
+                    .missingModelContext,
+                    "a \(storage.layout.name) that belongs to another context was inserted; fetch it in this context instead",
+                    entity: storage.layout.name))
+            } else if storage.isDeleted, storage.primaryKey != nil {
+                storage.isDeleted = false
+                deleted[ObjectIdentifier(model)] = nil
+            }
+            return
+        }
+        storage.context = self
+        storage.model = model
+        storage.isDeleted = false
+        storage.storeIdentifier = store.identifier
+        if storage.primaryKey != nil {
+            registered[storage.identifier] = model
+            return
+        }
+        let key = ObjectIdentifier(model)
+        inserted[key] = model
+        insertionOrder.append(key)
+    }
+
+    /// Marks a model for deletion; the next `save()` removes it. An unsaved model is simply discarded.
+    public func delete<T: PersistentModel>(_ model: T) {
+        let storage = model.storage
+        guard storage.context === self, !storage.isDeleted else { return }
+        let key = ObjectIdentifier(model)
+        storage.isDeleted = true
+        if inserted.removeValue(forKey: key) != nil {
+            insertionOrder.removeAll { $0 == key }
+            storage.context = nil
+            return
+        }
+        changed[key] = nil
+        deleted[key] = model
+        scheduleAutosave()
+    }
+
+    /// Deletes every model of a type that matches a predicate, at the next `save()`.
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
+        let layout = try store.layout(for: T.self)
+        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
+        for object in registeredAndInsertedModels(of: T.self) where !object.isDeleted {
+            if try predicate?.evaluate(object) ?? true { delete(object) }
+        }
+        pendingBatchDeletes.append(BatchDelete(layout: layout, condition: condition))
+        scheduleAutosave()
+    }
+
+    // MARK: Saving
+
+    /// True when the context has inserts, changes or deletes that are not saved yet.
+    public var hasChanges: Bool {
+        if !inserted.isEmpty || !deleted.isEmpty || !changed.isEmpty || !pendingBatchDeletes.isEmpty {
+            return true
+        }
+        return registered.values.contains { model in
+            model.storage.layout.hasInstanceStoredProperties && hasInstanceStoredChanges(model.storage)
+        }
+    }
+
+    /// Writes every pending insert, change and delete in one transaction: all of them, or none.
+    public func save() throws {
+        if !deferredErrors.isEmpty {
+            let error = deferredErrors.removeFirst()
+            throw error
+        }
+        collectInstanceStoredChanges()
+        guard hasChanges else { return }
+        guard store.configuration.allowsSave else {
+            throw SwiftDataError(.saveNotAllowed, "this container's configuration does not allow saving (allowsSave is false)")
+        }
+        mergePendingUniqueCollisions()
+
+        let insertOrder = insertionOrder.compactMap { inserted[$0] }
+        var request = SaveRequest()
+        for model in insertOrder {
+            let storage = model.storage
+            storage.pullInstanceStoredValues()
+            request.inserts.append(.init(storage: storage, row: try encodeRow(of: storage)))
+        }
+        for model in changed.values {
+            let storage = model.storage
+            let row = try encodeRow(of: storage)
+            let changedSlots = storage.layout.columnSlots.map(\.index).filter { row[$0] != storage.committedRow?[$0] }
+            if !changedSlots.isEmpty {
+                request.updates.append(.init(storage: storage, row: row, changedSlots: changedSlots))
+            }
+        }
+        for model in deleted.values {
+            if model.storage.primaryKey != nil { request.deletes.append(model.storage) }
+        }
+        request.batchDeletes = pendingBatchDeletes
+
+        let result = try store.save(request)
+        apply(result, of: request)
+    }
+
+    /// Runs `block`, then saves what it changed.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// Discards pending inserts and deletes, and puts changed models back to their last saved values.
+    public func rollback() {
+        for model in inserted.values {
+            model.storage.context = nil
+        }
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        for model in deleted.values { model.storage.isDeleted = false }
+        deleted.removeAll()
+        pendingBatchDeletes.removeAll()
+        for model in changed.values {
+            let storage = model.storage
+            guard let row = storage.committedRow else { continue }
+            for slot in storage.layout.columnSlots {
+                if let codec = slot.codec, let value = try? codec.decode(row[slot.index]) {
+                    storage.values[slot.index] = value
+                }
+            }
+        }
+        changed.removeAll()
+        deferredErrors.removeAll()
+    }
+
+    public var insertedModelsArray: [any PersistentModel] { insertionOrder.compactMap { inserted[$0] } }
+    public var changedModelsArray: [any PersistentModel] {
+        collectInstanceStoredChanges()
+        return Array(changed.values)
+    }
+    public var deletedModelsArray: [any PersistentModel] { Array(deleted.values) }
+
+    // MARK: Looking up models
+
+    /// The model with this identifier: the registered instance, or one read from the store.
+    /// For an identifier with no row, a model marked deleted whose properties read as their defaults.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        if let model = registeredModel(anyFor: persistentModelID) { return model }
+        guard let type = store.schema.modelTypes[persistentModelID.entityName] else {
+            preconditionFailure("\(persistentModelID.entityName) is not an entity of this container's schema")
+        }
+        if let key = persistentModelID.primaryKey, let model = try? fetchModel(type, primaryKey: key) {
+            return model
+        }
+        return Self.placeholder(type, identifier: persistentModelID)
+    }
+
+    /// The model with this identifier if this context has it in memory, else nil.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        registeredModel(anyFor: persistentModelID) as? T
+    }
+
+    private func registeredModel(anyFor identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        if let model = registered[identifier] { return model }
+        return inserted.values.first { $0.persistentModelID == identifier }
+    }
+
+    private static func placeholder<T: PersistentModel>(_ type: T.Type, identifier: PersistentIdentifier) -> T {
+        let storage = DefaultBackingData<T>(for: type)
+        storage.primaryKey = identifier.primaryKey
+        storage.storeIdentifier = identifier.storeIdentifier
+        storage.isDeleted = true
+        return T(backingData: storage)
+    }
+
+    // MARK: Bookkeeping used by models
+
+    func storageDidChange(_ storage: ModelStorage) {
+        guard storage.primaryKey != nil, !storage.isDeleted, let model = storage.model as? any PersistentModel else {
+            return
+        }
+        changed[ObjectIdentifier(model)] = model
+        scheduleAutosave()
+    }
+
+    func hasPendingChanges(for storage: ModelStorage) -> Bool {
+        guard let model = storage.model else { return false }
+        let key = ObjectIdentifier(model)
+        if inserted[key] != nil || deleted[key] != nil { return true }
+        if let committed = storage.committedRow, changed[key] != nil,
+           let row = try? encodeRow(of: storage) {
+            return storage.layout.columnSlots.contains { row[$0.index] != committed[$0.index] }
+        }
+        return storage.layout.hasInstanceStoredProperties && hasInstanceStoredChanges(storage)
+    }
+
+    private func hasInstanceStoredChanges(_ storage: ModelStorage) -> Bool {
+        guard let committed = storage.committedRow, let model = storage.model else { return false }
+        for slot in storage.layout.slots where slot.isStoredInInstance {
+            guard let codec = slot.codec, let value = (model as Any)[keyPath: slot.keyPath],
+                  let encoded = try? codec.encode(value) else { continue }
+            if encoded != committed[slot.index] { return true }
+        }
+        return false
+    }
+
+    /// `let` and type-inferred properties change without telling the context; find those changes.
+    private func collectInstanceStoredChanges() {
+        for model in registered.values where model.storage.layout.hasInstanceStoredProperties {
+            let storage = model.storage
+            if !storage.isDeleted, hasInstanceStoredChanges(storage) {
+                storage.pullInstanceStoredValues()
+                changed[ObjectIdentifier(model)] = model
+            }
+        }
+    }
+
+    /// Encodes every column value of a model, by slot; `.null` for slots without a column.
+    func encodeRow(of storage: ModelStorage) throws -> [DatabaseValue] {
+        var row = [DatabaseValue](repeating: .null, count: storage.layout.slots.count)
+        for slot in storage.layout.columnSlots {
+            guard let codec = slot.codec else { continue }
+            var value = storage.values[slot.index]
+            if value is UnsetValue {
+                guard let fallback = storage.fallbackValue(at: slot.index) else {
+                    throw SwiftDataError(
+                        .modelValidationFailure,
+                        "\(storage.layout.name).\(slot.name) has no value: set it before saving",
+                        entity: storage.layout.name, property: slot.name)
+                }
+                value = fallback
+            }
+            do {
+                row[slot.index] = try codec.encode(value)
+            } catch let error as SwiftDataError {
+                throw error.located(entity: storage.layout.name, property: slot.name)
+            }
+        }
+        return row
+    }
+
+    /// Two pending inserts with the same unique value would both hit the unique index; as an upsert
+    /// would, the later insert's values go to the earlier model and the later one is dropped.
+    private func mergePendingUniqueCollisions() {
+        var firstByUniqueValue: [String: [DatabaseValue: ModelStorage]] = [:]
+        for key in insertionOrder {
+            guard let model = inserted[key] else { continue }
+            let storage = model.storage
+            guard let uniqueSlot = storage.layout.columnSlots.first(where: \.isUnique),
+                  let codec = uniqueSlot.codec else { continue }
+            storage.pullInstanceStoredValues()
+            var collided: ModelStorage?
+            for slot in storage.layout.columnSlots where slot.isUnique {
+                guard let slotCodec = slot.codec,
+                      let value = try? slotCodec.encode(storage.values[slot.index]), value != .null else { continue }
+                let bucket = "\(storage.layout.name).\(slot.name)"
+                if let earlier = firstByUniqueValue[bucket]?[value] {
+                    collided = earlier
+                    break
+                }
+                firstByUniqueValue[bucket, default: [:]][value] = storage
+            }
+            _ = codec
+            guard let earlier = collided else { continue }
+            earlier.values = storage.values
+            storage.mergedInto = earlier
+            storage.context = nil
+            inserted[key] = nil
+        }
+        insertionOrder.removeAll { inserted[$0] == nil }
+    }
+
+    private func apply(_ result: SaveResult, of request: SaveRequest) {
+        for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
+            let storage = insert.storage
+            switch outcome {
+            case .inserted(let primaryKey), .tookOverRow(let primaryKey):
+                storage.primaryKey = primaryKey
+                storage.committedRow = insert.row
+                storage.committedExternalFiles = insert.externalFiles(in: result)
+                if let model = storage.model as? any PersistentModel {
+                    if let existing = registered[storage.identifier], existing !== model {
+                        // The row was registered under another instance: that instance gets the new values.
+                        let target = existing.storage
+                        target.values = storage.values
+                        target.committedRow = insert.row
+                        target.committedExternalFiles = storage.committedExternalFiles
+                        storage.mergedInto = target
+                        storage.primaryKey = nil
+                        storage.context = nil
+                        changed[ObjectIdentifier(existing)] = nil
+                    } else {
+                        registered[storage.identifier] = model
+                    }
+                }
+            }
+        }
+        for update in request.updates {
+            let storage = update.storage
+            var committed = storage.committedRow ?? update.row
+            for index in update.changedSlots { committed[index] = update.row[index] }
+            storage.committedRow = committed
+            for index in update.changedSlots {
+                storage.committedExternalFiles[index] = result.externalFileNames[ObjectIdentifier(storage)]?[index]
+            }
+        }
+        for storage in request.deletes {
+            registered[storage.identifier] = nil
+            storage.context = nil
+        }
+        for batch in request.batchDeletes {
+            for (identifier, model) in registered where identifier.entityName == batch.layout.name {
+                if let key = identifier.primaryKey, result.batchDeletedKeys[batch.layout.name]?.contains(key) == true {
+                    model.storage.isDeleted = true
+                    model.storage.context = nil
+                    registered[identifier] = nil
+                }
+            }
+        }
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        pendingBatchDeletes.removeAll()
+    }
+
+    // MARK: Autosave
+
+    private func scheduleAutosave() {
+        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        let context = UncheckedContext(context: self)
+        Task { @MainActor in
+            try? await Task.sleep(nanoseconds: 100_000_000)
+            context.context.runAutosave()
+        }
+    }
+
+    private func runAutosave() {
+        autosaveScheduled = false
+        guard autosaveEnabled else { return }
+        do {
+            try save()
+        } catch {
+            store.logger.error("autosave failed: \(error)")
+        }
+    }
+
+    /// Saves what is pending when the context's container (or the context itself) goes away.
+    func saveOnClose() {
+        guard autosaveEnabled, hasChanges else { return }
+        do {
+            try save()
+        } catch {
+            store.logger.error("saving pending changes on close failed: \(error)")
+        }
+    }
+
+    func registeredAndInsertedModels<T: PersistentModel>(of type: T.Type) -> [T] {
+        registered.values.compactMap { $0 as? T } + insertionOrder.compactMap { inserted[$0] as? T }
+    }
+}
+
+/// Carries the main context into the main-actor task that autosaves it; the context is only
+/// touched there, on the main actor it belongs to.
+private struct UncheckedContext: @unchecked Sendable {
+    let context: ModelContext
+}

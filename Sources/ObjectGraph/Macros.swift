@@ -1,0 +1,51 @@
+import Observation
+
+/// Turns a class into a persistent model that a ``ModelContext`` can store.
+///
+/// ```swift
+/// @Model final class Snippet {
+///     var title: String
+///     var createdAt: Date = Date.now
+///     init(title: String) { self.title = title }
+/// }
+/// ```
+@attached(member, conformances: Observable, PersistentModel,
+          names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
+          named(_$observationRegistrar), named(_ObjectGraphNoType), named(access), named(withMutation))
+@attached(memberAttribute)
+@attached(extension, conformances: Observable, PersistentModel)
+public macro Model() = #externalMacro(module: "ObjectGraphMacros", type: "ModelMacro")
+
+/// Customises how a model's property is stored: `@Attribute(.unique) var name: String`.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option...,
+    originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "ObjectGraphMacros", type: "AttributeMacro")
+
+/// Customises a relationship: its delete rule, its inverse and the number of related models allowed.
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "ObjectGraphMacros", type: "RelationshipMacro")
+
+/// Keeps a property out of the store: it is reset to its default value whenever a fetch creates the model.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "TransientMacro")
+
+/// Routes a stored property through the model's backing data. `@Model` adds it; don't write it by hand.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty() = #externalMacro(module: "ObjectGraphMacros", type: "PersistedPropertyMacro")
+
+/// Gives an actor its own ``ModelContext`` on a container, for work off the main actor.
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "ObjectGraphMacros", type: "ModelActorMacro")

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+
+/// One persisted property of a model type: where its value sits in the backing data, and how it is stored.
+final class PropertySlot: @unchecked Sendable {
+    let index: Int
+    let name: String
+    let keyPath: AnyKeyPath
+    let valueType: Any.Type
+    let defaultValue: Any?
+    /// True for `let` properties and `var`s with an inferred type: Swift keeps their value in the
+    /// instance, so the context reads them through `keyPath` instead of through the backing data.
+    let isStoredInInstance: Bool
+    let attribute: Schema.Attribute?
+    let relationship: Schema.Relationship?
+    /// How the attribute's value becomes a column value and back; nil for relationships and transients.
+    let codec: AttributeCodec?
+
+    init(index: Int, metadata: Schema.PropertyMetadata, entityName: String, errors: inout [SwiftDataError]) {
+        self.index = index
+        self.name = metadata.name
+        self.keyPath = metadata.keypath
+        self.valueType = type(of: metadata.keypath).valueType
+        self.defaultValue = metadata.defaultValue
+        self.isStoredInInstance = metadata.isStoredInInstance
+
+        if let destination = RelationshipShape(valueType) {
+            let relationship = (metadata.metadata as? Schema.Relationship) ?? Schema.Relationship()
+            relationship.name = metadata.name
+            relationship.valueType = valueType
+            relationship.destination = Schema.entityName(for: destination.modelType)
+            relationship.destinationType = destination.modelType
+            relationship.isToOneRelationship = !destination.isToMany
+            self.relationship = relationship
+            self.attribute = nil
+            self.codec = nil
+            return
+        }
+        let attribute = (metadata.metadata as? Schema.Attribute) ?? Schema.Attribute()
+        attribute.name = metadata.name
+        attribute.valueType = valueType
+        attribute.defaultValue = metadata.defaultValue
+        self.attribute = attribute
+        self.relationship = nil
+        if attribute.isTransient {
+            self.codec = nil
+        } else if let codec = AttributeCodec.make(for: valueType) {
+            self.codec = codec
+        } else {
+            self.codec = nil
+            errors.append(.unsupportedAttributeType(entity: entityName, property: metadata.name, type: valueType))
+        }
+    }
+
+    /// Whether the attribute has a column of its own in the entity's table.
+    var isColumn: Bool { codec != nil }
+    var isUnique: Bool { attribute?.isUnique ?? false }
+    var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
+}
+
+/// The shape of a relationship property's type: `Model`, `Model?`, `[Model]` or `[Model]?`.
+struct RelationshipShape {
+    let modelType: any PersistentModel.Type
+    let isToMany: Bool
+
+    init?(_ type: Any.Type) {
+        var unwrapped = type
+        if let optional = type as? any _OptionalValue.Type { unwrapped = optional.wrappedType }
+        if let model = unwrapped as? any PersistentModel.Type {
+            modelType = model
+            isToMany = false
+        } else if let array = unwrapped as? any _ModelArray.Type {
+            modelType = array.modelType
+            isToMany = true
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Everything ObjectGraph derives once from a model type's `schemaMetadata`: its entity name and slots.
+///
+/// A layout depends on the type alone, not on a container, so models created before any container
+/// exists keep their values in the same slots a context later reads.
+final class EntityLayout: @unchecked Sendable {
+    let name: String
+    let modelType: any PersistentModel.Type
+    let slots: [PropertySlot]
+    let slotIndexByKeyPath: [AnyKeyPath: Int]
+    let slotsByName: [String: PropertySlot]
+    /// Attributes with a column, in column order.
+    let columnSlots: [PropertySlot]
+    let hasInstanceStoredProperties: Bool
+    let buildErrors: [SwiftDataError]
+
+    private init(modelType: any PersistentModel.Type) {
+        let name = Schema.entityName(for: modelType)
+        var errors: [SwiftDataError] = []
+        var slots: [PropertySlot] = []
+        for (index, metadata) in modelType.schemaMetadata.enumerated() {
+            slots.append(PropertySlot(index: index, metadata: metadata, entityName: name, errors: &errors))
+        }
+        self.name = name
+        self.modelType = modelType
+        self.slots = slots
+        self.slotIndexByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { first, _ in first })
+        self.slotsByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.columnSlots = slots.filter(\.isColumn)
+        self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
+        self.buildErrors = errors
+    }
+
+    private static let cache = LockedValue<[ObjectIdentifier: EntityLayout]>([:])
+
+    static func of(_ type: any PersistentModel.Type) -> EntityLayout {
+        let key = ObjectIdentifier(type)
+        if let layout = cache.withLock({ $0[key] }) { return layout }
+        let layout = EntityLayout(modelType: type)
+        return cache.withLock { cache in
+            if let existing = cache[key] { return existing }
+            cache[key] = layout
+            return layout
+        }
+    }
+
+    func slot(for keyPath: AnyKeyPath) -> PropertySlot? {
+        slotIndexByKeyPath[keyPath].map { slots[$0] }
+    }
+}
+
+/// A value guarded by a lock, for the few caches shared between tasks.
+final class LockedValue<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Lets ObjectGraph look inside `Optional` types and values without `Mirror`.
+public protocol _OptionalValue {
+    static var wrappedType: Any.Type { get }
+    var wrappedAny: Any? { get }
+    static func wrapping(_ value: Any?) -> Any
+}
+
+extension Optional: _OptionalValue {
+    public static var wrappedType: Any.Type { Wrapped.self }
+    public var wrappedAny: Any? {
+        switch self {
+        case .some(let wrapped): wrapped
+        case .none: nil
+        }
+    }
+    public static func wrapping(_ value: Any?) -> Any {
+        let typed: Wrapped? = value.flatMap { $0 as? Wrapped }
+        return typed as Any
+    }
+}
+
+/// Recognises `[Model]` at run time, for to-many relationships.
+public protocol _ModelArray {
+    static var modelType: any PersistentModel.Type { get }
+}
+
+extension Array: _ModelArray where Element: PersistentModel {
+    public static var modelType: any PersistentModel.Type { Element.self }
+}

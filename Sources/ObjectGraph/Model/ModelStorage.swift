@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+
+/// Marks a slot whose value was never set: a model read before its initializer set the property.
+struct UnsetValue {}
+
+/// The values of one model instance and its bookkeeping: row key, context, last saved state.
+///
+/// `DefaultBackingData<Model>` is the generic face `@Model` code sees; the context works with this
+/// non-generic base so that it can handle models of every type in one save.
+class ModelStorage {
+    let layout: EntityLayout
+    /// Current values, one per slot, each of the property's exact type boxed in `Any`.
+    var values: [Any]
+    /// The column values as last read from or written to the store, by slot (`.null` for non-columns);
+    /// nil for a model that was never saved. Saving diffs against it; `rollback()` restores it.
+    var committedRow: [DatabaseValue]?
+    /// Names of the files that hold this row's external-storage values, by slot, as last committed.
+    var committedExternalFiles: [Int: String] = [:]
+    var primaryKey: Int64?
+    var storeIdentifier: String?
+    private var temporaryKey: UUID?
+    weak var context: ModelContext?
+    /// The model that owns this storage; the context keeps models alive while they are registered.
+    weak var model: AnyObject?
+    var isDeleted = false
+    /// Set when a pending insert collided with another model on a unique attribute and was merged into it.
+    weak var mergedInto: ModelStorage?
+
+    init(layout: EntityLayout) {
+        self.layout = layout
+        self.values = Array(repeating: UnsetValue(), count: layout.slots.count)
+    }
+
+    var identifier: PersistentIdentifier {
+        if let target = mergedInto { return target.identifier }
+        if let primaryKey {
+            return PersistentIdentifier(entityName: layout.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey)
+        }
+        if temporaryKey == nil { temporaryKey = UUID() }
+        return PersistentIdentifier(entityName: layout.name, temporaryKey: temporaryKey ?? UUID())
+    }
+
+    func value(at index: Int) -> Any { values[index] }
+
+    func setValue(_ value: Any, at index: Int) {
+        values[index] = value
+        context?.storageDidChange(self)
+    }
+
+    /// The value a property reads when nothing was set: its declared default, or nil for optionals.
+    func fallbackValue(at index: Int) -> Any? {
+        let slot = layout.slots[index]
+        if let defaultValue = slot.defaultValue { return defaultValue }
+        if let optional = slot.valueType as? any _OptionalValue.Type { return optional.wrapping(nil) }
+        return nil
+    }
+
+    /// Copies the values of `let` and type-inferred properties, which live in the instance, into the slots.
+    func pullInstanceStoredValues() {
+        guard layout.hasInstanceStoredProperties, let model else { return }
+        for slot in layout.slots where slot.isStoredInInstance {
+            if let value = (model as Any)[keyPath: slot.keyPath] { values[slot.index] = value }
+        }
+    }
+
+    func hasUnsavedChanges(model: AnyObject) -> Bool {
+        guard let context else { return false }
+        return context.hasPendingChanges(for: self)
+    }
+}
+
+/// The backing data ObjectGraph gives every model: values in slots, indexed through the entity layout.
+final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingData {
+    required init(for modelType: Model.Type) {
+        super.init(layout: EntityLayout.of(modelType))
+    }
+
+    var persistentModelID: PersistentIdentifier? {
+        get { identifier }
+        set {
+            if let key = newValue?.primaryKey { primaryKey = key }
+        }
+    }
+
+    var metadata: Any { layout }
+
+    func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
+        guard let index = layout.slotIndexByKeyPath[key] else {
+            preconditionFailure("\(key) is not a persisted property of \(layout.name)")
+        }
+        if let value = values[index] as? Value { return value }
+        if let fallback = fallbackValue(at: index) as? Value { return fallback }
+        preconditionFailure("\(layout.name).\(layout.slots[index].name) was read before it was given a value")
+    }
+
+    func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+        guard let index = layout.slotIndexByKeyPath[key] else {
+            preconditionFailure("\(key) is not a persisted property of \(layout.name)")
+        }
+        setValue(newValue, at: index)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension Schema {
+    /// One model type as the store sees it: its attributes and relationships.
+    public final class Entity: Hashable, CustomStringConvertible, @unchecked Sendable {
+        public let name: String
+        public let attributes: [Attribute]
+        public let relationships: [Relationship]
+        let layout: EntityLayout
+
+        init(modelType: any PersistentModel.Type) {
+            layout = EntityLayout.of(modelType)
+            name = layout.name
+            attributes = layout.slots.compactMap(\.attribute)
+            relationships = layout.slots.compactMap(\.relationship)
+        }
+
+        var buildErrors: [SwiftDataError] { layout.buildErrors }
+
+        public var properties: [any SchemaProperty] {
+            layout.slots.map { $0.attribute ?? $0.relationship! as any SchemaProperty }
+        }
+        public var storedProperties: [any SchemaProperty] { properties.filter { !$0.isTransient } }
+        public var attributesByName: [String: Attribute] {
+            Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
+        }
+        public var relationshipsByName: [String: Relationship] {
+            Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
+        }
+        public var storedPropertiesByName: [String: any SchemaProperty] {
+            Dictionary(uniqueKeysWithValues: storedProperties.map { ($0.name, $0) })
+        }
+        /// Each unique attribute is a constraint of its own, as `@Attribute(.unique)` declares it.
+        public var uniquenessConstraints: [[String]] {
+            attributes.filter(\.isUnique).map { [$0.name] }
+        }
+
+        public var description: String { SchemaDescription.describe(self) }
+
+        public static func == (lhs: Entity, rhs: Entity) -> Bool {
+            lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships
+        }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The text form of a schema: one block per entity, one line per property.
+struct SchemaDescription {
+    let schema: Schema
+
+    var text: String {
+        "Schema \(schema.version)\n" + schema.entities.map(Self.describe).joined(separator: "\n")
+    }
+
+    static func describe(_ entity: Schema.Entity) -> String {
+        var lines = ["\(entity.name)"]
+        for slot in entity.layout.slots {
+            if let relationship = slot.relationship {
+                let target = relationship.isToOneRelationship ? relationship.destination : "[\(relationship.destination)]"
+                lines.append("  \(slot.name) -> \(target)\(relationship.isOptional ? "?" : "") (\(relationship.deleteRule.rawValue))")
+            } else if let attribute = slot.attribute {
+                let options = attribute.options.isEmpty ? "" : " [\(attribute.options.map(\.description).joined(separator: ", "))]"
+                lines.append("  \(slot.name): \(slot.valueType)\(options)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

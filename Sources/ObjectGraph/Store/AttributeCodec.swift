@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+
+/// Converts one attribute's Swift value to the value of its column and back.
+///
+/// Codecs are chosen once per attribute from its declared type, by protocol casts on the metatype,
+/// so that reading a row costs one closure call per column: no `Mirror`, no keyed decoder.
+struct AttributeCodec: @unchecked Sendable {
+    /// The column's declared SQLite type.
+    let columnType: String
+    let isOptional: Bool
+    /// Swift value (boxed in `Any`, of the property's exact type) to column value.
+    let encode: (Any) throws -> DatabaseValue
+    /// Column value to Swift value of the property's exact type, boxed in `Any`.
+    let decode: (DatabaseValue) throws -> Any
+
+    static func make(for type: Any.Type) -> AttributeCodec? {
+        if let optional = type as? any _OptionalValue.Type {
+            guard let wrapped = make(for: optional.wrappedType), !wrapped.isOptional else { return nil }
+            return AttributeCodec(
+                columnType: wrapped.columnType,
+                isOptional: true,
+                encode: { value in
+                    guard let inner = (value as? any _OptionalValue)?.wrappedAny else { return .null }
+                    return try wrapped.encode(inner)
+                },
+                decode: { stored in
+                    stored.isNull ? optional.wrapping(nil) : optional.wrapping(try wrapped.decode(stored))
+                }
+            )
+        }
+        if let scalar = type as? any StorableScalar.Type { return scalarCodec(scalar) }
+        if let raw = type as? any RawRepresentable.Type, let codec = rawValueCodec(raw) { return codec }
+        if let codable = type as? any Codable.Type { return jsonCodec(codable) }
+        return nil
+    }
+
+    private static func scalarCodec<T: StorableScalar>(_ type: T.Type) -> AttributeCodec {
+        AttributeCodec(
+            columnType: T.columnType,
+            isOptional: false,
+            encode: { value in
+                guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                return typed.storedValue
+            },
+            decode: { stored in
+                guard let value = T.fromStoredValue(stored) else {
+                    throw SwiftDataError.unreadableValue(stored.description, as: T.self)
+                }
+                return value
+            }
+        )
+    }
+
+    /// Enums with a raw value are stored as that raw value, in one column, so predicates can compare them.
+    private static func rawValueCodec<T: RawRepresentable>(_ type: T.Type) -> AttributeCodec? {
+        guard let rawType = T.RawValue.self as? any StorableScalar.Type,
+              let rawCodec = make(for: rawType) else { return nil }
+        return AttributeCodec(
+            columnType: rawCodec.columnType,
+            isOptional: false,
+            encode: { value in
+                guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                return try rawCodec.encode(typed.rawValue)
+            },
+            decode: { stored in
+                guard let raw = try rawCodec.decode(stored) as? T.RawValue, let value = T(rawValue: raw) else {
+                    throw SwiftDataError.unreadableValue(stored.description, as: T.self)
+                }
+                return value
+            }
+        )
+    }
+
+    /// Other Codable values (structs, enums with associated values, arrays) are one JSON text column,
+    /// which SQLite's `json_extract` can filter and sort on.
+    private static func jsonCodec<T: Codable>(_ type: T.Type) -> AttributeCodec {
+        AttributeCodec(
+            columnType: "TEXT",
+            isOptional: false,
+            encode: { value in
+                guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                let data = try JSONCoding.encoder.encode(typed)
+                return String(decoding: data, as: UTF8.self).databaseValue
+            },
+            decode: { stored in
+                guard let text = String.fromDatabaseValue(stored) else {
+                    throw SwiftDataError.unreadableValue(stored.description, as: T.self)
+                }
+                do {
+                    return try JSONCoding.decoder.decode(T.self, from: Data(text.utf8))
+                } catch {
+                    throw SwiftDataError.unreadableValue(text, as: T.self)
+                }
+            }
+        )
+    }
+}
+
+enum JSONCoding {
+    nonisolated(unsafe) static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+    nonisolated(unsafe) static let decoder = JSONDecoder()
+}
+
+/// A Swift type stored in a single column as a SQLite primitive.
+protocol StorableScalar {
+    static var columnType: String { get }
+    var storedValue: DatabaseValue { get }
+    static func fromStoredValue(_ value: DatabaseValue) -> Self?
+}
+
+extension StorableScalar where Self: DatabaseValueConvertible {
+    var storedValue: DatabaseValue { databaseValue }
+    static func fromStoredValue(_ value: DatabaseValue) -> Self? { fromDatabaseValue(value) }
+}
+
+extension Int: StorableScalar { static var columnType: String { "INTEGER" } }
+extension Int8: StorableScalar { static var columnType: String { "INTEGER" } }
+extension Int16: StorableScalar { static var columnType: String { "INTEGER" } }
+extension Int32: StorableScalar { static var columnType: String { "INTEGER" } }
+extension Int64: StorableScalar { static var columnType: String { "INTEGER" } }
+extension UInt: StorableScalar { static var columnType: String { "INTEGER" } }
+extension UInt8: StorableScalar { static var columnType: String { "INTEGER" } }
+extension UInt16: StorableScalar { static var columnType: String { "INTEGER" } }
+extension UInt32: StorableScalar { static var columnType: String { "INTEGER" } }
+extension Bool: StorableScalar { static var columnType: String { "INTEGER" } }
+extension Double: StorableScalar { static var columnType: String { "REAL" } }
+extension Float: StorableScalar { static var columnType: String { "REAL" } }
+extension String: StorableScalar { static var columnType: String { "TEXT" } }
+extension Data: StorableScalar { static var columnType: String { "BLOB" } }
+extension UUID: StorableScalar { static var columnType: String { "BLOB" } }
+
+/// UInt64 values above Int64.max keep their bits: SQLite integers are signed 64-bit.
+extension UInt64: StorableScalar {
+    static var columnType: String { "INTEGER" }
+    var storedValue: DatabaseValue { Int64(bitPattern: self).databaseValue }
+    static func fromStoredValue(_ value: DatabaseValue) -> UInt64? {
+        Int64.fromDatabaseValue(value).map { UInt64(bitPattern: $0) }
+    }
+}
+
+/// URLs are their absolute string.
+extension URL: StorableScalar {
+    static var columnType: String { "TEXT" }
+    var storedValue: DatabaseValue { absoluteString.databaseValue }
+    static func fromStoredValue(_ value: DatabaseValue) -> URL? {
+        String.fromDatabaseValue(value).flatMap { URL(string: $0) }
+    }
+}
+
+/// Dates are seconds since 1970 as a REAL, so that they sort and compare as numbers.
+extension Date: StorableScalar {
+    static var columnType: String { "REAL" }
+    var storedValue: DatabaseValue { timeIntervalSince1970.databaseValue }
+    static func fromStoredValue(_ value: DatabaseValue) -> Date? {
+        Double.fromDatabaseValue(value).map { Date(timeIntervalSince1970: $0) }
+    }
+}
+
+/// Decimals are exact: stored as text in ``SortableDecimal``'s order-preserving form.
+extension Decimal: StorableScalar {
+    static var columnType: String { "TEXT" }
+    var storedValue: DatabaseValue { SortableDecimal.encode(self).databaseValue }
+    static func fromStoredValue(_ value: DatabaseValue) -> Decimal? {
+        String.fromDatabaseValue(value).flatMap(SortableDecimal.decode)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+
+/// The folder beside a store that holds `@Attribute(.externalStorage)` values too large for a row.
+///
+/// A row refers to its file by name, in a TEXT column where an inline value would be a BLOB, so the
+/// column's type alone tells the two apart. Files are written and synced before the transaction
+/// that refers to them commits, and removed only after the transaction that drops them commits.
+final class ExternalStorage: @unchecked Sendable {
+    /// Values larger than this go to a file; smaller ones stay in the row, where reading them is cheaper.
+    static let thresholdBytes = 128 * 1024
+
+    let directory: URL
+
+    init(directory: URL) {
+        self.directory = directory
+    }
+
+    static func shouldStoreExternally(_ value: DatabaseValue) -> Bool {
+        if case .blob(let data) = value.storage { return data.count > thresholdBytes }
+        return false
+    }
+
+    static func referencedFileName(in value: DatabaseValue) -> String? {
+        if case .string(let name) = value.storage { return name }
+        return nil
+    }
+
+    /// Writes the value to a new file, synced to disk, and returns its name.
+    func write(_ value: DatabaseValue) throws -> String {
+        guard case .blob(let data) = value.storage else {
+            throw SwiftDataError(.externalStorageFailure, "only Data values can be stored externally")
+        }
+        let name = UUID().uuidString
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent(name)
+            guard FileManager.default.createFile(atPath: url.path, contents: data) else {
+                throw SwiftDataError(.externalStorageFailure, "cannot create \(url.path)")
+            }
+            let handle = try FileHandle(forUpdating: url)
+            try handle.synchronize()
+            try handle.close()
+        } catch let error as SwiftDataError {
+            throw error
+        } catch {
+            throw SwiftDataError(.externalStorageFailure, "cannot write an external value to \(directory.path): \(error)")
+        }
+        return name
+    }
+
+    func read(_ name: String) throws -> Data {
+        guard Self.isValidName(name) else {
+            throw SwiftDataError(.externalStorageFailure, "\(name) is not the name of an external value")
+        }
+        do {
+            return try Data(contentsOf: directory.appendingPathComponent(name))
+        } catch {
+            throw SwiftDataError(.externalStorageFailure, "the external value \(name) cannot be read: \(error)")
+        }
+    }
+
+    func remove(_ name: String) {
+        guard Self.isValidName(name) else { return }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+    }
+
+    func removeAll() {
+        for name in fileNames() { remove(name) }
+    }
+
+    func fileNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(Self.isValidName)
+    }
+
+    /// Names are UUIDs that ObjectGraph made: anything else never reaches the file system.
+    private static func isValidName(_ name: String) -> Bool {
+        UUID(uuidString: name) != nil && !name.contains("/")
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+
+/// A SELECT over one entity's table: condition, order, window. The order always ends with the
+/// primary key, so that pages never repeat or skip rows that tie on the requested order.
+struct RowQuery {
+    var condition: SQLFragment?
+    var orderBy: [String] = []
+    var limit: Int?
+    var offset: Int?
+
+    func sql(selecting columns: String, from layout: EntityLayout) -> (String, [DatabaseValue]) {
+        var sql = "SELECT \(columns) FROM \(layout.name.quotedIdentifier)"
+        var arguments: [DatabaseValue] = []
+        if let condition {
+            sql += " WHERE \(condition.sql)"
+            arguments += condition.arguments
+        }
+        sql += " ORDER BY " + (orderBy + ["\"_pk\""]).joined(separator: ", ")
+        if limit != nil || offset != nil {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [(limit ?? -1).databaseValue, (offset ?? 0).databaseValue]
+        }
+        return (sql, arguments)
+    }
+
+    /// Translates sort descriptors to ORDER BY terms on the entity's columns.
+    static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], layout: EntityLayout) throws -> [String] {
+        try descriptors.map { descriptor in
+            guard let keyPath = descriptor.keyPath, let slot = layout.slot(for: keyPath), slot.isColumn else {
+                throw SwiftDataError(
+                    .unsupportedSortDescriptor,
+                    "cannot sort \(layout.name) by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
+                        + "only stored attributes of \(layout.name) can be sorted on",
+                    entity: layout.name)
+            }
+            return "\(slot.name.quotedIdentifier) \(descriptor.order == .forward ? "ASC" : "DESC")"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+
+/// Everything one `save()` writes, in the order the store applies it: deletes, updates, inserts.
+struct SaveRequest {
+    struct Insert {
+        let storage: ModelStorage
+        /// Column values by slot, external-storage values still inline.
+        let row: [DatabaseValue]
+
+        func externalFiles(in result: SaveResult) -> [Int: String] {
+            result.externalFileNames[ObjectIdentifier(storage)] ?? [:]
+        }
+    }
+
+    struct Update {
+        let storage: ModelStorage
+        let row: [DatabaseValue]
+        let changedSlots: [Int]
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [ModelStorage] = []
+    var batchDeletes: [BatchDelete] = []
+}
+
+/// `delete(model:where:)`, run by the next save.
+struct BatchDelete {
+    let layout: EntityLayout
+    let condition: SQLFragment?
+}
+
+/// What the store did, for the context to apply to its models once the transaction has committed.
+struct SaveResult {
+    enum InsertOutcome {
+        case inserted(Int64)
+        /// A unique attribute matched a saved row: the insert updated that row instead (an upsert).
+        case tookOverRow(Int64)
+    }
+
+    var insertOutcomes: [InsertOutcome] = []
+    /// The external files now referenced by each written row, by storage and slot.
+    var externalFileNames: [ObjectIdentifier: [Int: String]] = [:]
+    var batchDeletedKeys: [String: Set<Int64>] = [:]
+}
+
+/// A piece of SQL with its bound arguments. Values are only ever bound, never spliced into the text.
+struct SQLFragment {
+    var sql: String
+    var arguments: [DatabaseValue]
+
+    init(_ sql: String, _ arguments: [DatabaseValue] = []) {
+        self.sql = sql
+        self.arguments = arguments
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+
+/// Creates the tables and indexes of a schema, and records the schema in the store's metadata table
+/// so that a later open can tell what changed.
+struct StoreSchemaWriter {
+    static let metadataTable = "_objectgraph_metadata"
+    let schema: Schema
+
+    func createOrUpdate(in writer: any DatabaseWriter) throws {
+        do {
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS \(Self.metadataTable.quotedIdentifier) (
+                        "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
+                    """)
+                for entity in schema.entities {
+                    try createOrUpdateTable(of: entity.layout, in: db)
+                }
+                try recordSchema(in: db)
+            }
+        } catch let error as SwiftDataError {
+            throw error
+        } catch {
+            throw SwiftDataError(.loadIssueModelContainer, "cannot prepare the store's tables: \(error)")
+        }
+    }
+
+    private func createOrUpdateTable(of layout: EntityLayout, in db: Database) throws {
+        let table = layout.name.quotedIdentifier
+        if try db.tableExists(layout.name) {
+            let existing = Set(try db.columns(in: layout.name).map(\.name))
+            for slot in layout.columnSlots where !existing.contains(slot.name) {
+                try addColumn(slot, to: layout, in: db)
+            }
+        } else {
+            let columns = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
+                + layout.columnSlots.map(columnDefinition)
+            try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
+        }
+        for slot in layout.columnSlots where slot.isUnique {
+            let index = "\(layout.name)_\(slot.name)_unique".quotedIdentifier
+            try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
+        }
+    }
+
+    private func columnDefinition(_ slot: PropertySlot) -> String {
+        guard let codec = slot.codec else { return slot.name.quotedIdentifier }
+        // External-storage columns hold either an inline BLOB or a file name, so they get no declared type.
+        let type = slot.isExternalStorage ? "" : " \(codec.columnType)"
+        return slot.name.quotedIdentifier + type + (codec.isOptional ? "" : " NOT NULL")
+    }
+
+    /// A column added to an existing table takes the property's default value in existing rows;
+    /// a non-optional property without a default cannot be added without losing rows.
+    private func addColumn(_ slot: PropertySlot, to layout: EntityLayout, in db: Database) throws {
+        guard let codec = slot.codec else { return }
+        var definition = slot.name.quotedIdentifier + (slot.isExternalStorage ? "" : " \(codec.columnType)")
+        var fill: DatabaseValue?
+        if !codec.isOptional {
+            guard let defaultValue = slot.defaultValue, let encoded = try? codec.encode(defaultValue) else {
+                throw SwiftDataError(
+                    .incompatibleSchema,
+                    "\(layout.name).\(slot.name) is new, not optional and has no default value, so existing "
+                        + "\(layout.name) rows cannot get one: give it a default or make it optional",
+                    entity: layout.name, property: slot.name)
+            }
+            fill = encoded
+        }
+        if fill != nil { definition += " NOT NULL DEFAULT 0" }
+        try db.execute(sql: "ALTER TABLE \(layout.name.quotedIdentifier) ADD COLUMN \(definition)")
+        if let fill {
+            try db.execute(sql: "UPDATE \(layout.name.quotedIdentifier) SET \(slot.name.quotedIdentifier) = ?",
+                           arguments: [fill])
+        }
+    }
+
+    private func recordSchema(in db: Database) throws {
+        let description = StoredSchema(schema: schema)
+        let json = String(decoding: try JSONCoding.encoder.encode(description), as: UTF8.self)
+        let upsert = """
+            INSERT INTO \(Self.metadataTable.quotedIdentifier) ("key", "value") VALUES (?, ?)
+            ON CONFLICT("key") DO UPDATE SET "value" = excluded."value"
+            """
+        try db.execute(sql: upsert, arguments: ["schemaVersion", schema.version.description])
+        try db.execute(sql: upsert, arguments: ["schema", json])
+    }
+}
+
+/// The schema as recorded in the store's metadata table, for the next open to diff against.
+struct StoredSchema: Codable, Equatable {
+    struct Property: Codable, Equatable {
+        var name: String
+        var originalName: String
+        var kind: String
+        var type: String
+        var isOptional: Bool
+        var options: [String]
+        var destination: String?
+        var deleteRule: String?
+    }
+
+    struct Entity: Codable, Equatable {
+        var name: String
+        var properties: [Property]
+    }
+
+    var version: String
+    var entities: [Entity]
+
+    init(schema: Schema) {
+        version = schema.version.description
+        entities = schema.entities.map { entity in
+            Entity(name: entity.name, properties: entity.layout.slots.map { slot in
+                if let relationship = slot.relationship {
+                    return Property(
+                        name: slot.name, originalName: relationship.originalName,
+                        kind: relationship.isToOneRelationship ? "toOne" : "toMany",
+                        type: "\(slot.valueType)", isOptional: relationship.isOptional, options: [],
+                        destination: relationship.destination, deleteRule: relationship.deleteRule.rawValue)
+                }
+                let attribute = slot.attribute
+                return Property(
+                    name: slot.name, originalName: attribute?.originalName ?? slot.name, kind: "attribute",
+                    type: "\(slot.valueType)", isOptional: attribute?.isOptional ?? false,
+                    options: attribute?.options.map(\.description) ?? [], destination: nil, deleteRule: nil)
+            })
+        }
+    }
+}

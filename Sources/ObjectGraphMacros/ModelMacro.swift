@@ -1,0 +1,164 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model`: turns a class into a persistent model, as SwiftData's macro does.
+///
+/// - member role: the backing data, `schemaMetadata`, `init(backingData:)` and Observation support;
+/// - member-attribute role: `@_PersistedProperty` on every stored `var` with a type annotation;
+/// - extension role: `PersistentModel` and `Observable` conformances.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(Diagnostic(node: node, message: ObjectGraphDiagnostic.modelOnNonClass))
+            return []
+        }
+        let className = classDecl.name.trimmedDescription
+        let access = classDecl.modifiers.accessPrefix
+        let properties = classDecl.memberBlock.members.compactMap {
+            ModelProperty.analyse($0.decl, diagnosingIn: context)
+        }
+        let persisted = properties.filter { $0.kind != .notPersisted }
+
+        let metadataEntries = persisted.map { property in
+            "ObjectGraph.Schema.PropertyMetadata(name: \(literal(property.name)), keypath: \\\(className).\(property.name), "
+                + "defaultValue: \(property.defaultValueExpression), metadata: \(property.metadata?.description ?? "nil")"
+                + (property.kind == .stored ? ", isStoredInInstance: true)" : ")")
+        }
+        let metadataList = metadataEntries.isEmpty
+            ? "[]" : "[\n" + metadataEntries.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
+
+        var initLines: [String] = []
+        for property in persisted {
+            switch property.kind {
+            case .managed:
+                initLines.append("_\(property.name) = _ObjectGraphNoType()")
+            case .stored where !(property.isLet && property.initializer != nil):
+                initLines.append("self.\(property.name) = backingData.getValue(forKey: \\\(className).\(property.name))")
+            default:
+                continue
+            }
+        }
+        initLines.append("self.persistentBackingData = backingData")
+
+        return [
+            "private var _$backingData: any ObjectGraph.BackingData<\(raw: className)> = \(raw: className).createBackingData()",
+            """
+            \(raw: access)var persistentBackingData: any ObjectGraph.BackingData<\(raw: className)> {
+                get { _$backingData }
+                set { _$backingData = newValue }
+            }
+            """,
+            """
+            \(raw: access)static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
+                \(raw: metadataList)
+            }
+            """,
+            """
+            \(raw: access)required init(backingData: any ObjectGraph.BackingData<\(raw: className)>) {
+                \(raw: initLines.joined(separator: "\n"))
+            }
+            """,
+            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            """
+            internal nonisolated func access<_M>(keyPath: KeyPath<\(raw: className), _M>) {
+                _$observationRegistrar.access(self, keyPath: keyPath)
+            }
+            """,
+            """
+            internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<\(raw: className), _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+            }
+            """,
+            "struct _ObjectGraphNoType {}",
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard declaration.is(ClassDeclSyntax.self),
+              let property = ModelProperty.analyse(member, diagnosingIn: nil),
+              property.kind == .managed
+        else { return [] }
+        return ["@ObjectGraph._PersistedProperty"]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        let requested = Set(protocols.map(\.trimmedDescription))
+        var extensions: [ExtensionDeclSyntax] = []
+        for conformance in ["ObjectGraph.PersistentModel", "Observation.Observable"]
+        where requested.isEmpty || requested.contains(conformance) {
+            extensions.append(try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformance) {}"))
+        }
+        return extensions
+    }
+
+    private static func literal(_ text: String) -> String {
+        StringLiteralExprSyntax(content: text).description
+    }
+}
+
+/// `@_PersistedProperty`: routes a stored property of a model through its backing data, with
+/// Observation, as SwiftData's `@_PersistedProperty` does. `@Model` adds it; nobody writes it by hand.
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let name = propertyName(of: declaration) else { return [] }
+        return [
+            """
+            @storageRestrictions(accesses: _$backingData, initializes: _\(raw: name))
+            init(initialValue) {
+                _$backingData.setValue(forKey: \\.\(raw: name), to: initialValue)
+                _\(raw: name) = _ObjectGraphNoType()
+            }
+            """,
+            """
+            get {
+                _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
+                return self.getValue(forKey: \\.\(raw: name))
+            }
+            """,
+            """
+            set {
+                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                    self.setValue(forKey: \\.\(raw: name), to: newValue)
+                }
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let name = propertyName(of: declaration) else { return [] }
+        return ["private var _\(raw: name): _ObjectGraphNoType"]
+    }
+
+    private static func propertyName(of declaration: some DeclSyntaxProtocol) -> String? {
+        declaration.as(VariableDeclSyntax.self)?.bindings.first?
+            .pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription
+    }
+}
