@@ -40,7 +40,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph"]
+            dependencies: ["ObjectGraph", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )

@@ -65,7 +65,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 \(raw: initLines.joined(separator: "\n"))
             }
             """,
-            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            "private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()",
             """
             internal nonisolated func access<_M>(keyPath: KeyPath<\(raw: className), _M>) {
                 _$observationRegistrar.access(self, keyPath: keyPath)
@@ -101,13 +101,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         guard declaration.is(ClassDeclSyntax.self) else { return [] }
-        let requested = Set(protocols.map(\.trimmedDescription))
-        var extensions: [ExtensionDeclSyntax] = []
-        for conformance in ["ObjectGraph.PersistentModel", "Observation.Observable"]
-        where requested.isEmpty || requested.contains(conformance) {
-            extensions.append(try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformance) {}"))
+        // The compiler lists the conformances the type still lacks, spelled as in the macro's declaration.
+        let missing = Set(protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" })
+        let conformances = [
+            ("PersistentModel", "ObjectGraph.PersistentModel"),
+            ("Observable", "ObjectGraph._ObjectGraphObservable"),
+        ]
+        return try conformances.filter { missing.contains($0.0) }.map { _, qualified in
+            try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: qualified) {}")
         }
-        return extensions
     }
 
     private static func literal(_ text: String) -> String {

@@ -9,7 +9,10 @@ extension ModelContext {
         var query = try rowQuery(for: descriptor, layout: layout)
         let pending = descriptor.includePendingChanges ? pendingModels(of: T.self) : PendingModels<T>()
         guard !pending.isEmpty else {
-            return try store.fetchRows(layout, query: query).compactMap { try model(T.self, from: $0, layout: layout) }
+            let includeDeleted = !descriptor.includePendingChanges
+            return try store.fetchRows(layout, query: query).compactMap {
+                try model(T.self, from: $0, layout: layout, includeDeleted: includeDeleted)
+            }
         }
         // Unsaved changes can move models into or out of the window: read enough saved rows to cover
         // every model they can displace, then filter, order and cut the window in memory.
@@ -119,11 +122,13 @@ extension ModelContext {
 
     /// The registered instance for a row, or a new one made from the row's values. Nil for a row
     /// whose model is deleted in this context but not yet saved.
-    func model<T: PersistentModel>(_ type: T.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout) throws -> T? {
+    func model<T: PersistentModel>(
+        _ type: T.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout, includeDeleted: Bool = false
+    ) throws -> T? {
         let identifier = PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
         if let existing = registered[identifier] {
             guard let typed = existing as? T else { return nil }
-            return typed.storage.isDeleted ? nil : typed
+            return typed.storage.isDeleted && !includeDeleted ? nil : typed
         }
         let storage = DefaultBackingData<T>(for: type)
         var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)

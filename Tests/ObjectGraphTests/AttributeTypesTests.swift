@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import ObjectGraph
+import XCTest
+
+final class AttributeTypesTests: StoreTestCase {
+    func testEveryAttributeTypeSurvivesARoundTripThroughTheFile() throws {
+        let uuid = UUID()
+        let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+        do {
+            let container = try makeContainer(AllTypes.self)
+            let context = ModelContext(container)
+            let value = AllTypes()
+            value.int = -42
+            value.int8 = -8
+            value.int16 = -16_000
+            value.int32 = -2_000_000_000
+            value.int64 = Int64.min
+            value.uint = 42
+            value.uint8 = 255
+            value.uint16 = 65_535
+            value.uint32 = 4_000_000_000
+            value.uint64 = UInt64.max
+            value.double = 3.141592653589793
+            value.float = 2.5
+            value.decimal = Decimal(string: "12345678901234567890.123456789")!
+            value.bool = true
+            value.string = "héllo, wörld 👋"
+            value.data = Data([0, 1, 2, 255])
+            value.date = date
+            value.url = URL(string: "https://example.com/a?b=c")!
+            value.uuid = uuid
+            value.optionalInt = 7
+            value.optionalDouble = nil
+            value.optionalString = "present"
+            value.optionalDate = date
+            value.optionalUUID = uuid
+            value.optionalURL = URL(string: "file:///tmp/x")
+            value.optionalData = Data([9])
+            value.optionalDecimal = Decimal(string: "-0.5")
+            value.genre = .kids
+            value.optionalGenre = .poetry
+            value.priority = .high
+            value.shape = .square(side: 4)
+            value.color = ColorData(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.5)
+            value.optionalColor = ColorData(red: 1, green: 1, blue: 1)
+            value.words = ["a", "b", "c"]
+            value.scores = ["x": 1.5]
+            context.insert(value)
+            try context.save()
+        }
+
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        let fetched = try XCTUnwrap(context.fetch(FetchDescriptor<AllTypes>()).first)
+        XCTAssertEqual(fetched.int, -42)
+        XCTAssertEqual(fetched.int8, -8)
+        XCTAssertEqual(fetched.int16, -16_000)
+        XCTAssertEqual(fetched.int32, -2_000_000_000)
+        XCTAssertEqual(fetched.int64, Int64.min)
+        XCTAssertEqual(fetched.uint, 42)
+        XCTAssertEqual(fetched.uint8, 255)
+        XCTAssertEqual(fetched.uint16, 65_535)
+        XCTAssertEqual(fetched.uint32, 4_000_000_000)
+        XCTAssertEqual(fetched.uint64, UInt64.max)
+        XCTAssertEqual(fetched.double, 3.141592653589793)
+        XCTAssertEqual(fetched.float, 2.5)
+        XCTAssertEqual(fetched.decimal, Decimal(string: "12345678901234567890.123456789")!)
+        XCTAssertEqual(fetched.bool, true)
+        XCTAssertEqual(fetched.string, "héllo, wörld 👋")
+        XCTAssertEqual(fetched.data, Data([0, 1, 2, 255]))
+        XCTAssertEqual(fetched.date, date)
+        XCTAssertEqual(fetched.url, URL(string: "https://example.com/a?b=c")!)
+        XCTAssertEqual(fetched.uuid, uuid)
+        XCTAssertEqual(fetched.optionalInt, 7)
+        XCTAssertNil(fetched.optionalDouble)
+        XCTAssertEqual(fetched.optionalString, "present")
+        XCTAssertEqual(fetched.optionalDate, date)
+        XCTAssertEqual(fetched.optionalUUID, uuid)
+        XCTAssertEqual(fetched.optionalURL, URL(string: "file:///tmp/x"))
+        XCTAssertEqual(fetched.optionalData, Data([9]))
+        XCTAssertEqual(fetched.optionalDecimal, Decimal(string: "-0.5"))
+        XCTAssertEqual(fetched.genre, .kids)
+        XCTAssertEqual(fetched.optionalGenre, .poetry)
+        XCTAssertEqual(fetched.priority, .high)
+        XCTAssertEqual(fetched.shape, .square(side: 4))
+        XCTAssertEqual(fetched.color, ColorData(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.5))
+        XCTAssertEqual(fetched.optionalColor, ColorData(red: 1, green: 1, blue: 1))
+        XCTAssertEqual(fetched.words, ["a", "b", "c"])
+        XCTAssertEqual(fetched.scores, ["x": 1.5])
+    }
+
+    func testOptionalsSetToNilAreStoredAsNull() throws {
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        context.insert(AllTypes())
+        try context.save()
+        let row = try XCTUnwrap(rawRows("SELECT optionalInt, optionalGenre, optionalColor FROM AllTypes").first)
+        XCTAssertTrue((row["optionalInt"] as DatabaseValue).isNull)
+        XCTAssertTrue((row["optionalGenre"] as DatabaseValue).isNull)
+        XCTAssertTrue((row["optionalColor"] as DatabaseValue).isNull)
+    }
+
+    func testEnumsWithARawValueAreStoredAsTheirRawValueInOneColumn() throws {
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        let value = AllTypes()
+        value.genre = .poetry
+        value.priority = .high
+        context.insert(value)
+        try context.save()
+        let row = try XCTUnwrap(rawRows("SELECT genre, priority FROM AllTypes").first)
+        XCTAssertEqual(row["genre"] as String, "poetry")
+        XCTAssertEqual(row["priority"] as Int, 2)
+    }
+
+    func testCodableStructsAreJSONThatSQLiteCanQuery() throws {
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        let value = AllTypes()
+        value.color = ColorData(red: 0.25, green: 0.5, blue: 0.75)
+        context.insert(value)
+        try context.save()
+        let row = try XCTUnwrap(rawRows("SELECT json_extract(color, '$.green') AS green FROM AllTypes").first)
+        XCTAssertEqual(row["green"] as Double, 0.5)
+    }
+
+    func testDatesAreSortableNumbers() throws {
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        let value = AllTypes()
+        value.date = Date(timeIntervalSince1970: 86_400)
+        context.insert(value)
+        try context.save()
+        let row = try XCTUnwrap(rawRows("SELECT typeof(date) AS type, date FROM AllTypes").first)
+        XCTAssertEqual(row["type"] as String, "real")
+        XCTAssertEqual(row["date"] as Double, 86_400)
+    }
+
+    func testDecimalsStayExactAndSortNumerically() throws {
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        let values = ["-1000", "-1.55", "-1.5", "-0.001", "0", "0.001", "0.1", "1", "1.5", "1.55", "9", "10", "99.99", "1e20",
+                      "3.14159265358979323846264338327950288"]
+        for text in values.shuffled() {
+            let model = AllTypes()
+            model.decimal = Decimal(string: text)!
+            model.string = text
+            context.insert(model)
+        }
+        try context.save()
+
+        let sorted = try rawRows("SELECT string FROM AllTypes ORDER BY decimal").map { $0["string"] as String }
+        let expected = values.sorted { Decimal(string: $0)! < Decimal(string: $1)! }
+        XCTAssertEqual(sorted, expected)
+
+        let fresh = ModelContext(try makeContainer(AllTypes.self))
+        for model in try fresh.fetch(FetchDescriptor<AllTypes>()) {
+            XCTAssertEqual(model.decimal, Decimal(string: model.string)!, "\(model.string) changed in the store")
+        }
+        let viaDescriptor = try fresh.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.decimal, order: .reverse)]))
+        XCTAssertEqual(viaDescriptor.map(\.string), expected.reversed())
+    }
+
+    func testAColumnHoldingAnUnreadableValueThrowsNamingTheProperty() throws {
+        do {
+            let context = ModelContext(try makeContainer(AllTypes.self))
+            context.insert(AllTypes())
+            try context.save()
+        }
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { try $0.execute(sql: "UPDATE AllTypes SET genre = 'opera'") }
+
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        XCTAssertThrowsError(try context.fetch(FetchDescriptor<AllTypes>())) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.contains("AllTypes.genre"), message)
+            XCTAssertTrue(message.contains("opera"), message)
+        }
+    }
+
+    func testAnAttributeOfAnUnsupportedTypeIsRefusedWhenTheContainerOpens() throws {
+        XCTAssertThrowsError(try makeContainer(Unstorable.self)) { error in
+            let error = try? XCTUnwrap(error as? SwiftDataError)
+            XCTAssertEqual(error?.code, .unsupportedAttributeType)
+            XCTAssertEqual(error?.entityName, "Unstorable")
+            XCTAssertEqual(error?.propertyName, "thing")
+        }
+    }
+}

@@ -1,0 +1,372 @@
+import Foundation
+import GRDB
+import ObjectGraph
+import XCTest
+
+final class ModelContextTests: StoreTestCase {
+    func testInsertSaveAndFetchFromANewContainer() throws {
+        do {
+            let context = ModelContext(try makeContainer(Note.self))
+            context.insert(Note(title: "first", body: "hello"))
+            context.insert(Note(title: "second"))
+            try context.save()
+        }
+        let context = ModelContext(try makeContainer(Note.self))
+        let notes = try context.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)]))
+        XCTAssertEqual(notes.map(\.title), ["first", "second"])
+        XCTAssertEqual(notes.map(\.body), ["hello", ""])
+    }
+
+    func testAModelCreatedOutsideAContextIsAPlainObject() {
+        let note = Note(title: "loose")
+        note.body = "edited"
+        note.wordCount = 3
+        XCTAssertEqual(note.title, "loose")
+        XCTAssertEqual(note.body, "edited")
+        XCTAssertNil(note.modelContext)
+        XCTAssertFalse(note.hasChanges)
+        XCTAssertTrue(note.persistentModelID.isTemporary)
+    }
+
+    func testIdentifiersAreTemporaryUntilSavedThenPermanent() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let note = Note(title: "a")
+        context.insert(note)
+        XCTAssertTrue(note.persistentModelID.isTemporary)
+        XCTAssertTrue(note.modelContext === context)
+        try context.save()
+        XCTAssertFalse(note.persistentModelID.isTemporary)
+        XCTAssertEqual(note.persistentModelID.entityName, "Note")
+    }
+
+    func testOneObjectPerRowInAContext() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let note = Note(title: "same")
+        context.insert(note)
+        try context.save()
+        let first = try context.fetch(FetchDescriptor<Note>())
+        let second = try context.fetch(FetchDescriptor<Note>())
+        XCTAssertTrue(first[0] === note)
+        XCTAssertTrue(second[0] === note)
+
+        let other = ModelContext(context.container)
+        let elsewhere = try other.fetch(FetchDescriptor<Note>())[0]
+        XCTAssertFalse(elsewhere === note, "each context has its own instances")
+        XCTAssertEqual(elsewhere.persistentModelID, note.persistentModelID)
+    }
+
+    func testChangesAreTrackedAndSavedAsUpdates() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let note = Note(title: "draft")
+        context.insert(note)
+        try context.save()
+        XCTAssertFalse(context.hasChanges)
+        XCTAssertFalse(note.hasChanges)
+
+        note.title = "final"
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertTrue(note.hasChanges)
+        XCTAssertEqual(context.changedModelsArray.count, 1)
+        try context.save()
+        XCTAssertFalse(context.hasChanges)
+
+        let fresh = ModelContext(try makeContainer(Note.self))
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<Note>()).map(\.title), ["final"])
+        XCTAssertEqual(try rawRows("SELECT _version FROM Note").first?["_version"] as Int?, 2)
+    }
+
+    func testPendingArraysListInsertsChangesAndDeletes() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let kept = Note(title: "kept")
+        let gone = Note(title: "gone")
+        context.insert(kept)
+        context.insert(gone)
+        XCTAssertEqual(context.insertedModelsArray.count, 2)
+        try context.save()
+        XCTAssertTrue(context.insertedModelsArray.isEmpty)
+
+        kept.body = "changed"
+        context.delete(gone)
+        XCTAssertTrue(gone.isDeleted)
+        XCTAssertEqual(context.changedModelsArray.map(\.persistentModelID), [kept.persistentModelID])
+        XCTAssertEqual(context.deletedModelsArray.map(\.persistentModelID), [gone.persistentModelID])
+        try context.save()
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Note>()).map(\.title), ["kept"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Note>()), 1)
+    }
+
+    func testRollbackDiscardsInsertsAndDeletesAndRestoresValues() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let saved = Note(title: "saved", body: "original")
+        let deleted = Note(title: "deleted")
+        context.insert(saved)
+        context.insert(deleted)
+        try context.save()
+
+        let unsaved = Note(title: "unsaved")
+        context.insert(unsaved)
+        saved.body = "scribbled"
+        context.delete(deleted)
+        context.rollback()
+
+        XCTAssertFalse(context.hasChanges)
+        XCTAssertEqual(saved.body, "original")
+        XCTAssertFalse(deleted.isDeleted)
+        XCTAssertNil(unsaved.modelContext)
+        try context.save()
+        let titles = try ModelContext(context.container).fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        XCTAssertEqual(titles, ["deleted", "saved"])
+    }
+
+    func testDeletingAnUnsavedModelDiscardsIt() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let note = Note(title: "never saved")
+        context.insert(note)
+        context.delete(note)
+        XCTAssertFalse(context.hasChanges)
+        try context.save()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Note>()), 0)
+    }
+
+    func testFetchIncludesPendingInsertsAndExcludesPendingDeletes() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let b = Note(title: "b")
+        context.insert(b)
+        try context.save()
+        context.insert(Note(title: "a"))
+        context.insert(Note(title: "c"))
+
+        let sorted = try context.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)]))
+        XCTAssertEqual(sorted.map(\.title), ["a", "b", "c"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Note>()), 3)
+
+        context.delete(b)
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])).map(\.title), ["a", "c"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Note>()), 2)
+
+        var savedOnly = FetchDescriptor<Note>()
+        savedOnly.includePendingChanges = false
+        XCTAssertEqual(try context.fetch(savedOnly).map(\.title), ["b"])
+    }
+
+    func testFetchReflectsUnsavedChangesInItsOrderAndWindow() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let notes = ["a", "b", "c", "d"].map { Note(title: $0) }
+        notes.forEach(context.insert)
+        try context.save()
+        notes[3].title = "0"
+        var firstTwo = FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])
+        firstTwo.fetchLimit = 2
+        XCTAssertEqual(try context.fetch(firstTwo).map(\.title), ["0", "a"])
+    }
+
+    func testSortLimitAndOffsetPageThroughWithoutRepeatsOrGaps() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for index in 0..<23 {
+            context.insert(Note(title: "note \(index % 5)", body: "\(index)"))
+        }
+        try context.save()
+        var seen: [String] = []
+        var page = FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title, order: .reverse)])
+        page.fetchLimit = 5
+        for offset in stride(from: 0, to: 30, by: 5) {
+            page.fetchOffset = offset
+            seen += try context.fetch(page).map(\.body)
+        }
+        XCTAssertEqual(seen.count, 23)
+        XCTAssertEqual(Set(seen).count, 23)
+        XCTAssertEqual(try context.fetchCount(page), 0, "the offset is past the end")
+    }
+
+    func testOptionalsSortNilFirstWhenForwardAndLastWhenReversed() throws {
+        let context = ModelContext(try makeContainer(AllTypes.self))
+        for (label, value) in [("two", 2), ("none", nil), ("one", 1)] as [(String, Int?)] {
+            let model = AllTypes()
+            model.string = label
+            model.optionalInt = value
+            context.insert(model)
+        }
+        try context.save()
+        let fresh = ModelContext(context.container)
+        let forward = try fresh.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.optionalInt)]))
+        XCTAssertEqual(forward.map(\.string), ["none", "one", "two"])
+        let reverse = try fresh.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.optionalInt, order: .reverse)]))
+        XCTAssertEqual(reverse.map(\.string), ["two", "one", "none"])
+    }
+
+    func testFetchIdentifiersAndModelForIdentifier() throws {
+        let container = try makeContainer(Note.self)
+        let context = ModelContext(container)
+        let note = Note(title: "find me")
+        context.insert(note)
+        try context.save()
+
+        let identifiers = try context.fetchIdentifiers(FetchDescriptor<Note>())
+        XCTAssertEqual(identifiers, [note.persistentModelID])
+
+        XCTAssertTrue(context.model(for: note.persistentModelID) === note)
+        XCTAssertTrue((context.registeredModel(for: note.persistentModelID) as Note?) === note)
+
+        let other = ModelContext(container)
+        XCTAssertNil(other.registeredModel(for: note.persistentModelID) as Note?)
+        let loaded = try XCTUnwrap(other.model(for: note.persistentModelID) as? Note)
+        XCTAssertEqual(loaded.title, "find me")
+        XCTAssertTrue((other.registeredModel(for: note.persistentModelID) as Note?) === loaded)
+    }
+
+    func testModelForAMissingRowIsMarkedDeleted() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let note = Note(title: "short-lived")
+        context.insert(note)
+        try context.save()
+        let identifier = note.persistentModelID
+        context.delete(note)
+        try context.save()
+        let other = ModelContext(context.container)
+        XCTAssertTrue(other.model(for: identifier).isDeleted)
+    }
+
+    func testDeleteModelWithoutAPredicateRemovesEveryRowAtTheNextSave() throws {
+        let context = ModelContext(try makeContainer(Note.self, Label.self))
+        context.insert(Note(title: "a"))
+        context.insert(Note(title: "b"))
+        context.insert(Label(name: "stays"))
+        try context.save()
+        let loaded = try context.fetch(FetchDescriptor<Note>())
+
+        try context.delete(model: Note.self)
+        XCTAssertTrue(loaded.allSatisfy(\.isDeleted))
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Note>()), 2, "nothing is gone before save")
+        try context.save()
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Note>()), 0)
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Label>()), 1)
+    }
+
+    func testTransactionSavesWhatTheBlockDid() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        try context.transaction {
+            context.insert(Note(title: "inside"))
+        }
+        XCTAssertFalse(context.hasChanges)
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Note>()), 1)
+    }
+
+    func testASaveThatFailsWritesNothing() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        context.insert(Label(name: "taken"))
+        try context.save()
+        let other = Label(name: "free")
+        context.insert(other)
+        try context.save()
+
+        context.insert(Label(name: "new one"))
+        other.name = "taken"
+        XCTAssertThrowsError(try context.save())
+        let names = try rawRows("SELECT name FROM Label ORDER BY name").map { $0["name"] as String }
+        XCTAssertEqual(names, ["free", "taken"], "the insert of the failed save was rolled back with it")
+    }
+
+    func testEnumerateVisitsEveryModelInBatches() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for index in 0..<25 { context.insert(Note(title: String(format: "%02d", index))) }
+        try context.save()
+
+        let reader = ModelContext(context.container)
+        var titles: [String] = []
+        try reader.enumerate(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)]), batchSize: 7) { note in
+            titles.append(note.title)
+        }
+        XCTAssertEqual(titles, (0..<25).map { String(format: "%02d", $0) })
+    }
+
+    func testEnumerateRefusesUnsavedMutationsUnlessAllowed() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for index in 0..<4 { context.insert(Note(title: "\(index)")) }
+        try context.save()
+
+        let strict = ModelContext(context.container)
+        XCTAssertThrowsError(try strict.enumerate(FetchDescriptor<Note>(), batchSize: 2) { $0.body = "touched" }) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .escapingMutation)
+        }
+
+        let lenient = ModelContext(context.container)
+        try lenient.enumerate(FetchDescriptor<Note>(), batchSize: 2, allowEscapingMutations: true) { $0.body = "touched" }
+        try lenient.save()
+        let bodies = try ModelContext(context.container).fetch(FetchDescriptor<Note>()).map(\.body)
+        XCTAssertEqual(bodies, Array(repeating: "touched", count: 4))
+    }
+
+    func testLetAndInferredTypePropertiesArePersistedAndChangesToThemAreSaved() throws {
+        do {
+            let context = ModelContext(try makeContainer(Account.self))
+            let account = Account(number: "ACC-1")
+            account.balance = Decimal(string: "10.50")!
+            context.insert(account)
+            try context.save()
+            account.openedAt = Date(timeIntervalSince1970: 2_000)
+            XCTAssertTrue(context.hasChanges, "a change to a var with an inferred type is seen at save")
+            try context.save()
+        }
+        let account = try XCTUnwrap(ModelContext(try makeContainer(Account.self)).fetch(FetchDescriptor<Account>()).first)
+        XCTAssertEqual(account.number, "ACC-1")
+        XCTAssertEqual(account.openedAt, Date(timeIntervalSince1970: 2_000))
+        XCTAssertEqual(account.balance, Decimal(string: "10.50"))
+    }
+
+    func testAStoredPropertyNamedIDIsAnOrdinaryAttribute() throws {
+        let id = UUID()
+        do {
+            let context = ModelContext(try makeContainer(Ticket.self))
+            context.insert(Ticket(id: id, subject: "help"))
+            try context.save()
+        }
+        let ticket = try XCTUnwrap(ModelContext(try makeContainer(Ticket.self)).fetch(FetchDescriptor<Ticket>()).first)
+        XCTAssertEqual(ticket.id, id)
+        XCTAssertEqual(ticket.subject, "help")
+    }
+
+    func testModelsNestedInAVersionedSchemaAndPublicModelsWork() throws {
+        let context = ModelContext(try ModelContainer(
+            for: Schema(versionedSchema: LibrarySchemaV1.self), configurations: ModelConfiguration(url: storeURL)))
+        context.insert(LibrarySchemaV1.Book(title: "Dune"))
+        try context.save()
+        XCTAssertEqual(try context.fetch(FetchDescriptor<LibrarySchemaV1.Book>()).first?.title, "Dune")
+
+        let publicContext = ModelContext(try ModelContainer(for: PublicThing.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        publicContext.insert(PublicThing(name: "visible"))
+        try publicContext.save()
+        XCTAssertEqual(try publicContext.fetchCount(FetchDescriptor<PublicThing>()), 1)
+    }
+
+    func testFetchingATypeOutsideTheSchemaThrowsNamingIt() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        XCTAssertThrowsError(try context.fetch(FetchDescriptor<Label>())) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .unknownEntity)
+            XCTAssertTrue("\(error)".contains("Label"))
+        }
+    }
+
+    func testInsertingAModelOwnedByAnotherContextIsReportedBySave() throws {
+        let container = try makeContainer(Note.self)
+        let first = ModelContext(container)
+        let note = Note(title: "mine")
+        first.insert(note)
+        let second = ModelContext(container)
+        second.insert(note)
+        XCTAssertThrowsError(try second.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .missingModelContext)
+        }
+    }
+
+    func testModelsAreObservable() throws {
+        let note = Note(title: "watched")
+        let changed = expectation(description: "title change observed")
+        withObservationTracking {
+            _ = note.title
+        } onChange: {
+            changed.fulfill()
+        }
+        note.title = "changed"
+        wait(for: [changed], timeout: 1)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import GRDB
+import ObjectGraph
+import XCTest
+
+/// A folder of its own for each test, removed afterwards, holding real SQLite store files.
+class StoreTestCase: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("objectgraph-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    var storeURL: URL { folder.appendingPathComponent("test.store") }
+
+    func makeContainer(_ types: any PersistentModel.Type..., allowsSave: Bool = true) throws -> ModelContainer {
+        try ModelContainer(
+            for: Schema(types),
+            configurations: ModelConfiguration(url: storeURL, allowsSave: allowsSave))
+    }
+
+    /// Reads the store file directly, bypassing ObjectGraph, to check what was really written.
+    func rawRows(_ sql: String) throws -> [Row] {
+        let queue = try DatabaseQueue(path: storeURL.path)
+        return try queue.read { try Row.fetchAll($0, sql: sql) }
+    }
+
+    var externalFiles: [String] {
+        let directory = folder.appendingPathComponent("test.store.external")
+        return (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    }
+}
