@@ -1,0 +1,106 @@
+import ObjectGraph
+import XCTest
+
+// Models written exactly as SwiftData's documentation writes them, with `import ObjectGraph`
+// in place of `import SwiftData`: if this file compiles, such code ports unchanged.
+
+@Model
+class Trip {
+    @Attribute(.unique) var name: String
+    var destination: String
+    var startDate: Date
+    var endDate: Date
+    @Relationship(deleteRule: .cascade, inverse: \LivingAccommodation.trip)
+    var livingAccommodation: LivingAccommodation?
+    @Transient
+    var tripDuration: TimeInterval = 0
+
+    init(name: String, destination: String, startDate: Date, endDate: Date) {
+        self.name = name
+        self.destination = destination
+        self.startDate = startDate
+        self.endDate = endDate
+    }
+}
+
+@Model
+class LivingAccommodation {
+    var address: String
+    var placeName: String
+    var trip: Trip?
+
+    init(address: String, placeName: String) {
+        self.address = address
+        self.placeName = placeName
+    }
+}
+
+@Model
+class RemoteImage {
+    @Attribute(.unique) var sourceURL: URL
+    @Attribute(.externalStorage) var data: Data?
+
+    init(sourceURL: URL, data: Data? = nil) {
+        self.sourceURL = sourceURL
+        self.data = data
+    }
+}
+
+@Model
+final class Item {
+    var timestamp: Date
+
+    init(timestamp: Date) {
+        self.timestamp = timestamp
+    }
+}
+
+enum SampleTripsSchemaV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Visit.self] }
+
+    @Model
+    final class Visit {
+        var city: String
+        init(city: String) { self.city = city }
+    }
+}
+
+enum SampleTripsMigrationPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [SampleTripsSchemaV1.self] }
+    static var stages: [MigrationStage] { [] }
+}
+
+final class SwiftDataSourceCompatibilityTests: XCTestCase {
+    func testDocumentationStyleCodeCompilesAndRuns() throws {
+        let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
+        let container = try ModelContainer(for: Trip.self, RemoteImage.self, Item.self, configurations: configuration)
+        let context = ModelContext(container)
+
+        let trip = Trip(name: "Summer", destination: "Lisbon", startDate: .now, endDate: .now.addingTimeInterval(86_400))
+        context.insert(trip)
+        context.insert(RemoteImage(sourceURL: URL(string: "https://example.com/a.png")!))
+        context.insert(Item(timestamp: .now))
+        if context.hasChanges {
+            try context.save()
+        }
+
+        let descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+        let trips = try context.fetch(descriptor)
+        XCTAssertEqual(trips.map(\.name), ["Summer"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Item>()), 1)
+
+        context.delete(trip)
+        try context.save()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>()), 0)
+    }
+
+    func testVersionedSchemaAndMigrationPlanTypesCompile() throws {
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: SampleTripsSchemaV1.self),
+            migrationPlan: SampleTripsMigrationPlan.self,
+            configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        XCTAssertEqual(container.schema.version, Schema.Version(1, 0, 0))
+        XCTAssertNotNil(container.migrationPlan)
+    }
+}
