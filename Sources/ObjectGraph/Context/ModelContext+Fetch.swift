@@ -10,14 +10,15 @@ extension ModelContext {
         let pending = descriptor.includePendingChanges ? pendingModels(of: T.self) : PendingModels<T>()
         guard !pending.isEmpty else {
             let includeDeleted = !descriptor.includePendingChanges
-            return try store.fetchRows(layout, query: query).compactMap {
+            let results = try store.fetchRows(layout, query: query).compactMap {
                 try model(T.self, from: $0, layout: layout, includeDeleted: includeDeleted)
             }
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: results, layout: layout)
+            return results
         }
         // Unsaved changes can move models into or out of the window: read enough saved rows to cover
         // every model they can displace, then filter, order and cut the window in memory.
-        let window = descriptor.fetchLimit.map { $0 + (descriptor.fetchOffset ?? 0) + pending.displacedCount }
-        query.limit = window
+        query.limit = descriptor.fetchLimit.map { $0 + (descriptor.fetchOffset ?? 0) + pending.displacedCount }
         query.offset = nil
         var results: [T] = []
         var seen = Set<ObjectIdentifier>()
@@ -35,7 +36,9 @@ extension ModelContext {
         }
         let start = min(descriptor.fetchOffset ?? 0, results.count)
         let end = descriptor.fetchLimit.map { min(start + $0, results.count) } ?? results.count
-        return Array(results[start..<end])
+        let window = Array(results[start..<end])
+        try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: window, layout: layout)
+        return window
     }
 
     /// The number of models that match a descriptor, without creating them.
@@ -130,28 +133,13 @@ extension ModelContext {
             guard let typed = existing as? T else { return nil }
             return typed.storage.isDeleted && !includeDeleted ? nil : typed
         }
-        let storage = DefaultBackingData<T>(for: type)
-        var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
-        for (position, slot) in layout.columnSlots.enumerated() {
-            let decoded = try store.decodeColumn(row.columns[position], slot: slot, entity: layout.name)
-            storage.values[slot.index] = decoded.value
-            committed[slot.index] = decoded.inline
-            if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
-        }
-        for slot in layout.slots where !slot.isColumn && slot.relationship == nil {
-            if let fallback = storage.fallbackValue(at: slot.index) { storage.values[slot.index] = fallback }
-        }
-        storage.committedRow = committed
-        storage.primaryKey = row.primaryKey
-        storage.storeIdentifier = store.identifier
-        let object = T(backingData: storage)
-        storage.model = object
-        storage.context = self
+        let object = try store.materialize(type, from: row, layout: layout)
+        object.storage.context = self
         registered[identifier] = object
         return object
     }
 
-    private func anyModel(_ type: any PersistentModel.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout) throws -> (any PersistentModel)? {
+    func anyModel(_ type: any PersistentModel.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout) throws -> (any PersistentModel)? {
         try model(type, from: row, layout: layout)
     }
 

@@ -53,6 +53,10 @@ public final class ModelContext: Equatable {
 
     deinit {
         if autosaveEnabled && !isMainContext { saveOnClose() }
+        // Loaded relationships point both ways (a folder to its snippets, each snippet to its folder).
+        // Turning them back into faults breaks those cycles, so the models of a context are freed with it;
+        // a model still in use reads its relationships again from the store.
+        for model in registered.values { model.storage.faultLoadedRelationships() }
     }
 
     public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
@@ -83,6 +87,7 @@ public final class ModelContext: Equatable {
         storage.model = model
         storage.isDeleted = false
         storage.storeIdentifier = store.identifier
+        storage.store = store
         if storage.primaryKey != nil {
             registered[storage.identifier] = model
             return
@@ -109,10 +114,18 @@ public final class ModelContext: Equatable {
     }
 
     /// Deletes every model of a type that matches a predicate, at the next `save()`.
+    ///
+    /// For an entity with relationships, the matching models are loaded so that delete rules apply;
+    /// otherwise the rows are deleted by one statement when the context saves.
     public func delete<T: PersistentModel>(
         model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
     ) throws {
         let layout = try store.layout(for: T.self)
+        let hasRelationships = layout.slots.contains { $0.relationship != nil }
+        if hasRelationships {
+            for object in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(object) }
+            return
+        }
         let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
         for object in registeredAndInsertedModels(of: T.self) where !object.isDeleted {
             if try predicate?.evaluate(object) ?? true { delete(object) }
@@ -134,32 +147,46 @@ public final class ModelContext: Equatable {
     }
 
     /// Writes every pending insert, change and delete in one transaction: all of them, or none.
+    ///
+    /// Before writing, the context inserts every new model reachable from what it saves, applies the
+    /// delete rules of deleted models, and checks relationship counts.
     public func save() throws {
         if !deferredErrors.isEmpty {
             let error = deferredErrors.removeFirst()
             throw error
         }
         collectInstanceStoredChanges()
+        insertReachableModels()
         guard hasChanges else { return }
         guard store.configuration.allowsSave else {
             throw SwiftDataError(.saveNotAllowed, "this container's configuration does not allow saving (allowsSave is false)")
         }
+        try applyDeleteRules()
+        if !deferredErrors.isEmpty {
+            throw deferredErrors.removeFirst()
+        }
         mergePendingUniqueCollisions()
+        try validateRelationships()
 
-        let insertOrder = insertionOrder.compactMap { inserted[$0] }
         var request = SaveRequest()
-        for model in insertOrder {
+        for model in insertionOrderRespectingReferences() {
             let storage = model.storage
             storage.pullInstanceStoredValues()
-            request.inserts.append(.init(storage: storage, row: try encodeRow(of: storage)))
+            let encoded = try encodeRow(of: storage)
+            request.inserts.append(.init(storage: storage, row: encoded.values, pendingReferences: encoded.pendingReferences))
+            request.joinWrites += joinWrites(of: storage, onlyDirty: false)
         }
         for model in changed.values {
             let storage = model.storage
-            let row = try encodeRow(of: storage)
-            let changedSlots = storage.layout.columnSlots.map(\.index).filter { row[$0] != storage.committedRow?[$0] }
-            if !changedSlots.isEmpty {
-                request.updates.append(.init(storage: storage, row: row, changedSlots: changedSlots))
+            let encoded = try encodeRow(of: storage)
+            let changedSlots = storage.layout.storedColumnSlots.map(\.index).filter {
+                encoded.values[$0] != storage.committedRow?[$0] || encoded.pendingReferences[$0] != nil
             }
+            if !changedSlots.isEmpty {
+                request.updates.append(.init(storage: storage, row: encoded.values, changedSlots: changedSlots,
+                                             pendingReferences: encoded.pendingReferences))
+            }
+            request.joinWrites += joinWrites(of: storage, onlyDirty: true)
         }
         for model in deleted.values {
             if model.storage.primaryKey != nil { request.deletes.append(model.storage) }
@@ -194,6 +221,13 @@ public final class ModelContext: Equatable {
                     storage.values[slot.index] = value
                 }
             }
+            for slot in storage.layout.foreignKeySlots {
+                storage.values[slot.index] = Self.foreignKeyValue(row[slot.index], slot: slot)
+            }
+            for slot in storage.layout.toManySlots where storage.dirtyRelationships.contains(slot.index) {
+                storage.values[slot.index] = ToManyFault()
+            }
+            storage.dirtyRelationships.removeAll()
         }
         changed.removeAll()
         deferredErrors.removeAll()
@@ -253,9 +287,10 @@ public final class ModelContext: Equatable {
         guard let model = storage.model else { return false }
         let key = ObjectIdentifier(model)
         if inserted[key] != nil || deleted[key] != nil { return true }
+        if !storage.dirtyRelationships.isEmpty && changed[key] != nil { return true }
         if let committed = storage.committedRow, changed[key] != nil,
            let row = try? encodeRow(of: storage) {
-            return storage.layout.columnSlots.contains { row[$0.index] != committed[$0.index] }
+            return storage.layout.storedColumnSlots.contains { row.values[$0.index] != committed[$0.index] }
         }
         return storage.layout.hasInstanceStoredProperties && hasInstanceStoredChanges(storage)
     }
@@ -281,9 +316,15 @@ public final class ModelContext: Equatable {
         }
     }
 
-    /// Encodes every column value of a model, by slot; `.null` for slots without a column.
-    func encodeRow(of storage: ModelStorage) throws -> [DatabaseValue] {
-        var row = [DatabaseValue](repeating: .null, count: storage.layout.slots.count)
+    /// A model's column values by slot (`.null` for slots without a column), and its to-one
+    /// relationships to models that have no key yet.
+    struct EncodedRow {
+        var values: [DatabaseValue]
+        var pendingReferences: [Int: ModelStorage] = [:]
+    }
+
+    func encodeRow(of storage: ModelStorage) throws -> EncodedRow {
+        var row = EncodedRow(values: [DatabaseValue](repeating: .null, count: storage.layout.slots.count))
         for slot in storage.layout.columnSlots {
             guard let codec = slot.codec else { continue }
             var value = storage.values[slot.index]
@@ -297,9 +338,22 @@ public final class ModelContext: Equatable {
                 value = fallback
             }
             do {
-                row[slot.index] = try codec.encode(value)
+                row.values[slot.index] = try codec.encode(value)
             } catch let error as SwiftDataError {
                 throw error.located(entity: storage.layout.name, property: slot.name)
+            }
+        }
+        for slot in storage.layout.foreignKeySlots {
+            let value = storage.values[slot.index]
+            if let fault = value as? ToOneFault {
+                row.values[slot.index] = fault.primaryKey.databaseValue
+                continue
+            }
+            guard let target = (ModelStorage.models(in: value).first as? any PersistentModel)?.storage else { continue }
+            if let targetStorage = target.mergedInto ?? Optional(target), let key = targetStorage.primaryKey {
+                row.values[slot.index] = key.databaseValue
+            } else {
+                row.pendingReferences[slot.index] = target
             }
         }
         return row
@@ -312,8 +366,7 @@ public final class ModelContext: Equatable {
         for key in insertionOrder {
             guard let model = inserted[key] else { continue }
             let storage = model.storage
-            guard let uniqueSlot = storage.layout.columnSlots.first(where: \.isUnique),
-                  let codec = uniqueSlot.codec else { continue }
+            guard storage.layout.columnSlots.contains(where: \.isUnique) else { continue }
             storage.pullInstanceStoredValues()
             var collided: ModelStorage?
             for slot in storage.layout.columnSlots where slot.isUnique {
@@ -326,7 +379,6 @@ public final class ModelContext: Equatable {
                 }
                 firstByUniqueValue[bucket, default: [:]][value] = storage
             }
-            _ = codec
             guard let earlier = collided else { continue }
             earlier.values = storage.values
             storage.mergedInto = earlier
@@ -337,19 +389,27 @@ public final class ModelContext: Equatable {
     }
 
     private func apply(_ result: SaveResult, of request: SaveRequest) {
+        func commit(_ storage: ModelStorage, row: [DatabaseValue], slots: [Int]?) {
+            var committed = storage.committedRow ?? row
+            for index in slots ?? Array(row.indices) { committed[index] = row[index] }
+            for (index, key) in result.foreignKeys[ObjectIdentifier(storage)] ?? [:] { committed[index] = key }
+            storage.committedRow = committed
+            for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
+            storage.dirtyRelationships.removeAll()
+        }
         for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
             let storage = insert.storage
             switch outcome {
             case .inserted(let primaryKey), .tookOverRow(let primaryKey):
                 storage.primaryKey = primaryKey
-                storage.committedRow = insert.row
+                commit(storage, row: insert.row, slots: nil)
                 storage.committedExternalFiles = insert.externalFiles(in: result)
                 if let model = storage.model as? any PersistentModel {
                     if let existing = registered[storage.identifier], existing !== model {
                         // The row was registered under another instance: that instance gets the new values.
                         let target = existing.storage
                         target.values = storage.values
-                        target.committedRow = insert.row
+                        target.committedRow = storage.committedRow
                         target.committedExternalFiles = storage.committedExternalFiles
                         storage.mergedInto = target
                         storage.primaryKey = nil
@@ -362,13 +422,15 @@ public final class ModelContext: Equatable {
             }
         }
         for update in request.updates {
-            let storage = update.storage
-            var committed = storage.committedRow ?? update.row
-            for index in update.changedSlots { committed[index] = update.row[index] }
-            storage.committedRow = committed
+            commit(update.storage, row: update.row, slots: update.changedSlots)
             for index in update.changedSlots {
-                storage.committedExternalFiles[index] = result.externalFileNames[ObjectIdentifier(storage)]?[index]
+                update.storage.committedExternalFiles[index] = result.externalFileNames[ObjectIdentifier(update.storage)]?[index]
             }
+        }
+        for model in changed.values {
+            let storage = model.storage
+            for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
+            storage.dirtyRelationships.removeAll()
         }
         for storage in request.deletes {
             registered[storage.identifier] = nil

@@ -54,6 +54,9 @@ final class PropertySlot: @unchecked Sendable {
 
     /// Whether the attribute has a column of its own in the entity's table.
     var isColumn: Bool { codec != nil }
+    /// A to-one relationship: stored as the related row's key, in a column of this entity's table.
+    var isForeignKey: Bool { relationship?.isToOneRelationship ?? false }
+    var isToMany: Bool { relationship.map { !$0.isToOneRelationship } ?? false }
     var isUnique: Bool { attribute?.isUnique ?? false }
     var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
 }
@@ -70,7 +73,8 @@ struct RelationshipShape {
             modelType = model
             isToMany = false
         } else if let array = unwrapped as? any _ModelArray.Type {
-            modelType = array.modelType
+            guard let element = array.modelType else { return nil }
+            modelType = element
             isToMany = true
         } else {
             return nil
@@ -90,6 +94,12 @@ final class EntityLayout: @unchecked Sendable {
     let slotsByName: [String: PropertySlot]
     /// Attributes with a column, in column order.
     let columnSlots: [PropertySlot]
+    /// To-one relationships, each a column holding the related row's key.
+    let foreignKeySlots: [PropertySlot]
+    /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
+    let storedColumnSlots: [PropertySlot]
+    let toManySlots: [PropertySlot]
+    private let mappings = LockedValue<[Int: RelationshipMapping]>([:])
     let hasInstanceStoredProperties: Bool
     let buildErrors: [SwiftDataError]
 
@@ -106,6 +116,9 @@ final class EntityLayout: @unchecked Sendable {
         self.slotIndexByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { first, _ in first })
         self.slotsByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.columnSlots = slots.filter(\.isColumn)
+        self.foreignKeySlots = slots.filter(\.isForeignKey)
+        self.storedColumnSlots = columnSlots + foreignKeySlots
+        self.toManySlots = slots.filter(\.isToMany)
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
         self.buildErrors = errors
     }
@@ -125,6 +138,23 @@ final class EntityLayout: @unchecked Sendable {
 
     func slot(for keyPath: AnyKeyPath) -> PropertySlot? {
         slotIndexByKeyPath[keyPath].map { slots[$0] }
+    }
+
+    /// How a relationship slot is stored and which slot of the destination is its inverse.
+    /// Resolved on first use, because it needs the destination's layout, which may need this one.
+    func mapping(for slot: PropertySlot) -> RelationshipMapping {
+        if let mapping = mappings.withLock({ $0[slot.index] }) { return mapping }
+        let mapping = RelationshipMapping(slot: slot, in: self)
+        return mappings.withLock { cache in
+            if let existing = cache[slot.index] { return existing }
+            cache[slot.index] = mapping
+            return mapping
+        }
+    }
+
+    /// Problems with the relationships' inverses, found when a container opens.
+    var relationshipErrors: [SwiftDataError] {
+        slots.filter { $0.relationship != nil }.compactMap { mapping(for: $0).error }
     }
 }
 
@@ -163,11 +193,15 @@ extension Optional: _OptionalValue {
     }
 }
 
-/// Recognises `[Model]` at run time, for to-many relationships.
+/// Recognises `[Model]` at run time, for to-many relationships, and builds such arrays from models.
 public protocol _ModelArray {
-    static var modelType: any PersistentModel.Type { get }
+    static var modelType: (any PersistentModel.Type)? { get }
+    static func _make(from models: [AnyObject]) -> Any
+    var _models: [AnyObject] { get }
 }
 
-extension Array: _ModelArray where Element: PersistentModel {
-    public static var modelType: any PersistentModel.Type { Element.self }
+extension Array: _ModelArray {
+    public static var modelType: (any PersistentModel.Type)? { Element.self as? any PersistentModel.Type }
+    public static func _make(from models: [AnyObject]) -> Any { models.compactMap { $0 as? Element } }
+    public var _models: [AnyObject] { compactMap { $0 as AnyObject } }
 }

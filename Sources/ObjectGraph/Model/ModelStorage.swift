@@ -21,11 +21,20 @@ class ModelStorage {
     var storeIdentifier: String?
     private var temporaryKey: UUID?
     weak var context: ModelContext?
+    /// The store the model was read from or saved to. When its context is gone, the model still reads
+    /// its unloaded relationships from here, as new models that belong to no context.
+    var store: SQLiteStore?
     /// The model that owns this storage; the context keeps models alive while they are registered.
     weak var model: AnyObject?
     var isDeleted = false
     /// Set when a pending insert collided with another model on a unique attribute and was merged into it.
     weak var mergedInto: ModelStorage?
+    /// The keys of the related rows of each loaded to-many relationship, as last read or saved.
+    var committedToMany: [Int: [Int64]] = [:]
+    /// Relationship slots changed since the last save.
+    var dirtyRelationships: Set<Int> = []
+    /// Relationships set while the model was being initialized, before it could be linked to inverses.
+    var pendingInverseLinks: Set<Int> = []
 
     init(layout: EntityLayout) {
         self.layout = layout
@@ -89,7 +98,11 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         guard let index = layout.slotIndexByKeyPath[key] else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
-        if let value = values[index] as? Value { return value }
+        if layout.slots[index].relationship != nil {
+            if let value = resolvedRelationshipValue(at: index) as? Value { return value }
+        } else if let value = values[index] as? Value {
+            return value
+        }
         if let fallback = fallbackValue(at: index) as? Value { return fallback }
         preconditionFailure("\(layout.name).\(layout.slots[index].name) was read before it was given a value")
     }
@@ -98,6 +111,10 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         guard let index = layout.slotIndexByKeyPath[key] else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
-        setValue(newValue, at: index)
+        if layout.slots[index].relationship != nil {
+            setRelationship(newValue, at: index)
+        } else {
+            setValue(newValue, at: index)
+        }
     }
 }

@@ -28,11 +28,15 @@ extension PersistentModel {
     public var id: PersistentIdentifier { persistentModelID }
 
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
-        persistentBackingData.getValue(forKey: key)
+        let backingData = persistentBackingData
+        (backingData as? ModelStorage)?.adopt(self)
+        return backingData.getValue(forKey: key)
     }
 
     public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
-        persistentBackingData.setValue(forKey: key, to: newValue)
+        let backingData = persistentBackingData
+        (backingData as? ModelStorage)?.adopt(self)
+        backingData.setValue(forKey: key, to: newValue)
     }
 
     /// The backing data of a new model: it keeps values in memory until the model is inserted.

@@ -36,6 +36,7 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
             let entity = Entity(modelType: type)
             entities.append(entity)
             errors.append(contentsOf: entity.buildErrors)
+            errors.append(contentsOf: entity.layout.relationshipErrors)
             queue.append(contentsOf: entity.relationships.compactMap(\.destinationType))
         }
         self.entities = entities

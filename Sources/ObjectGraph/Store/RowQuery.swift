@@ -4,19 +4,22 @@ import GRDB
 /// A SELECT over one entity's table: condition, order, window. The order always ends with the
 /// primary key, so that pages never repeat or skip rows that tie on the requested order.
 struct RowQuery {
+    /// The alias of the queried entity's table, which conditions and orderings refer to.
+    static let alias = "t0"
+
     var condition: SQLFragment?
     var orderBy: [String] = []
     var limit: Int?
     var offset: Int?
 
     func sql(selecting columns: String, from layout: EntityLayout) -> (String, [DatabaseValue]) {
-        var sql = "SELECT \(columns) FROM \(layout.name.quotedIdentifier)"
+        var sql = "SELECT \(columns) FROM \(layout.name.quotedIdentifier) AS \(Self.alias.quotedIdentifier)"
         var arguments: [DatabaseValue] = []
         if let condition {
             sql += " WHERE \(condition.sql)"
             arguments += condition.arguments
         }
-        sql += " ORDER BY " + (orderBy + ["\"_pk\""]).joined(separator: ", ")
+        sql += " ORDER BY " + (orderBy + ["\(Self.alias.quotedIdentifier).\"_pk\""]).joined(separator: ", ")
         if limit != nil || offset != nil {
             sql += " LIMIT ? OFFSET ?"
             arguments += [(limit ?? -1).databaseValue, (offset ?? 0).databaseValue]
@@ -34,7 +37,7 @@ struct RowQuery {
                         + "only stored attributes of \(layout.name) can be sorted on",
                     entity: layout.name)
             }
-            return "\(slot.name.quotedIdentifier) \(descriptor.order == .forward ? "ASC" : "DESC")"
+            return "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier) \(descriptor.order == .forward ? "ASC" : "DESC")"
         }
     }
 }

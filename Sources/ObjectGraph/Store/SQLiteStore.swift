@@ -13,11 +13,13 @@ final class SQLiteStore: @unchecked Sendable {
     let externalStorage: ExternalStorage?
     let logger: Logger
     private let layoutsByName: [String: EntityLayout]
+    let joinTableColumnsByEntity: [String: [(table: String, column: String)]]
 
     init(configuration: ModelConfiguration, schema: Schema) throws {
         self.configuration = configuration
         self.schema = schema
         self.layoutsByName = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.layout) })
+        self.joinTableColumnsByEntity = Self.joinTableColumns(of: schema)
         var logger = Logger(label: "ObjectGraph")
         let sqlDebug = SQLDebugSetting.isEnabled
         if sqlDebug { logger.logLevel = .debug }
@@ -73,43 +75,154 @@ final class SQLiteStore: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// One stored row: its key and its column values, in the order of `layout.columnSlots`.
+    /// One stored row: its key and its column values, in the order of `layout.storedColumnSlots`.
     struct FetchedRow {
         let primaryKey: Int64
         let columns: [DatabaseValue]
     }
 
+    /// How many read statements this store has run; tests use it to prove that prefetching avoids N+1 queries.
+    private let readCounter = LockedValue(0)
+    var readStatementCount: Int { readCounter.withLock { $0 } }
+
+    /// The primary key and stored columns of an entity's table under an alias, in `FetchedRow` order.
+    static func selectList(_ layout: EntityLayout, alias: String = RowQuery.alias) -> String {
+        (["_pk"] + layout.storedColumnSlots.map(\.name))
+            .map { "\(alias.quotedIdentifier).\($0.quotedIdentifier)" }
+            .joined(separator: ", ")
+    }
+
     func fetchRows(_ layout: EntityLayout, query: RowQuery) throws -> [FetchedRow] {
-        let columns = (["_pk"] + layout.columnSlots.map(\.name)).map(\.quotedIdentifier).joined(separator: ", ")
-        let (sql, arguments) = query.sql(selecting: columns, from: layout)
+        let (sql, arguments) = query.sql(selecting: Self.selectList(layout), from: layout)
+        return try readRows(layout, sql: sql, arguments: arguments, leadingColumns: 0).map(\.row)
+    }
+
+    /// Runs a SELECT whose columns are `leadingColumns` extra values followed by `selectList(layout)`.
+    func readRows(
+        _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
+    ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
+        readCounter.withLock { $0 += 1 }
+        let columnCount = layout.storedColumnSlots.count
         return try writer.read { db in
             let statement = try db.cachedStatement(sql: sql)
-            var rows: [FetchedRow] = []
+            var rows: [(leading: [DatabaseValue], row: FetchedRow)] = []
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
             while let row = try cursor.next() {
-                let primaryKey: Int64 = row[0]
+                let leading: [DatabaseValue] = (0..<leadingColumns).map { row[$0] }
+                let primaryKey: Int64 = row[leadingColumns]
                 var values: [DatabaseValue] = []
-                values.reserveCapacity(layout.columnSlots.count)
-                for index in 0..<layout.columnSlots.count { values.append(row[index + 1] as DatabaseValue) }
-                rows.append(FetchedRow(primaryKey: primaryKey, columns: values))
+                values.reserveCapacity(columnCount)
+                for index in 0..<columnCount { values.append(row[leadingColumns + 1 + index] as DatabaseValue) }
+                rows.append((leading, FetchedRow(primaryKey: primaryKey, columns: values)))
             }
             return rows
         }
     }
 
     func fetchKeys(_ layout: EntityLayout, query: RowQuery) throws -> [Int64] {
-        let (sql, arguments) = query.sql(selecting: "_pk".quotedIdentifier, from: layout)
+        let (sql, arguments) = query.sql(selecting: "\(RowQuery.alias.quotedIdentifier).\"_pk\"", from: layout)
+        readCounter.withLock { $0 += 1 }
         return try writer.read { db in
             try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
         }
     }
 
     func count(_ layout: EntityLayout, condition: SQLFragment?) throws -> Int {
-        var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier)"
+        var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
+        readCounter.withLock { $0 += 1 }
         return try writer.read { db in
             try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(condition?.arguments ?? [])) ?? 0
         }
+    }
+
+    /// The join tables that hold keys of an entity's rows, with the column that holds them.
+    static func joinTableColumns(of schema: Schema) -> [String: [(table: String, column: String)]] {
+        var result: [String: [(table: String, column: String)]] = [:]
+        for entity in schema.entities {
+            for slot in entity.layout.toManySlots {
+                let mapping = entity.layout.mapping(for: slot)
+                guard let table = mapping.joinTable, table.isWriter else { continue }
+                result[entity.name, default: []].append((table.name, table.ownColumn))
+                result[mapping.destination.name, default: []].append((table.name, table.otherColumn))
+            }
+        }
+        return result
+    }
+
+    /// The destination rows of a to-many relationship for several owners at once, each with its owner's key.
+    func relatedRows(of mapping: RelationshipMapping, ownerKeys: [Int64]) throws -> [(owner: Int64, row: SQLiteStore.FetchedRow)] {
+        let destination = mapping.destination
+        let alias = RowQuery.alias.quotedIdentifier
+        let keys = Self.jsonArray(ownerKeys)
+        let sql: String
+        switch mapping.storage {
+        case .inverseForeignKey(let column):
+            sql = """
+                SELECT \(alias).\(column.quotedIdentifier), \(SQLiteStore.selectList(destination))
+                FROM \(destination.name.quotedIdentifier) AS \(alias)
+                WHERE \(alias).\(column.quotedIdentifier) IN (SELECT value FROM json_each(?))
+                ORDER BY \(alias)."_pk"
+                """
+        case .joinTable(let table):
+            let order = table.isWriter
+                ? "\"j\".\"position\", \"j\".rowid, "
+                : "\"j\".\"inversePosition\" IS NULL, \"j\".\"inversePosition\", \"j\".rowid, "
+            sql = """
+                SELECT "j".\(table.ownColumn.quotedIdentifier), \(SQLiteStore.selectList(destination))
+                FROM \(table.name.quotedIdentifier) AS "j"
+                JOIN \(destination.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = "j".\(table.otherColumn.quotedIdentifier)
+                WHERE "j".\(table.ownColumn.quotedIdentifier) IN (SELECT value FROM json_each(?))
+                ORDER BY \(order)\(alias)."_pk"
+                """
+        case .foreignKey:
+            return []
+        }
+        return try readRows(destination, sql: sql, arguments: [keys.databaseValue], leadingColumns: 1).compactMap { leading, row in
+            guard let owner = Int64.fromDatabaseValue(leading[0]) else { return nil }
+            return (owner, row)
+        }
+    }
+
+    /// A JSON array of keys, bound as one argument and read with `json_each`, so that a query for
+    /// any number of keys is one statement with one parameter.
+    static func jsonArray(_ keys: [Int64]) -> String {
+        "[" + keys.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// Creates a model from a row. Its context, if any, registers it; a model created for no context
+    /// (loading the relationships of a model whose context is gone) reads further relationships here.
+    func materialize<T: PersistentModel>(_ type: T.Type, from row: FetchedRow, layout: EntityLayout) throws -> T {
+        let storage = DefaultBackingData<T>(for: type)
+        var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
+        for (position, slot) in layout.storedColumnSlots.enumerated() {
+            if slot.isForeignKey {
+                storage.values[slot.index] = ModelContext.foreignKeyValue(row.columns[position], slot: slot)
+                committed[slot.index] = row.columns[position]
+                continue
+            }
+            let decoded = try decodeColumn(row.columns[position], slot: slot, entity: layout.name)
+            storage.values[slot.index] = decoded.value
+            committed[slot.index] = decoded.inline
+            if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
+        }
+        for slot in layout.toManySlots {
+            storage.values[slot.index] = ToManyFault()
+        }
+        for slot in layout.slots where !slot.isColumn && slot.relationship == nil {
+            if let fallback = storage.fallbackValue(at: slot.index) { storage.values[slot.index] = fallback }
+        }
+        storage.committedRow = committed
+        storage.primaryKey = row.primaryKey
+        storage.storeIdentifier = identifier
+        storage.store = self
+        let object = T(backingData: storage)
+        storage.model = object
+        return object
+    }
+
+    func materializeAny(_ type: any PersistentModel.Type, from row: FetchedRow, layout: EntityLayout) throws -> any PersistentModel {
+        try materialize(type, from: row, layout: layout)
     }
 
     /// Decodes a fetched column into the property's value, reading external files where the column names one.
@@ -138,6 +251,7 @@ final class SQLiteStore: @unchecked Sendable {
         var writtenFiles: [String] = []
         var droppedFiles: [String] = []
 
+        /// The value written to a column: external-storage values over the threshold become a file.
         func columnValue(_ value: DatabaseValue, slot: PropertySlot, storage: ModelStorage) throws -> DatabaseValue {
             guard slot.isExternalStorage, let externalStorage, ExternalStorage.shouldStoreExternally(value) else {
                 return value
@@ -149,9 +263,10 @@ final class SQLiteStore: @unchecked Sendable {
         }
 
         do {
+            // Files are written before the transaction, so that a committed row never names a missing file.
             var insertRows: [[DatabaseValue]] = []
             for insert in request.inserts {
-                insertRows.append(try insert.storage.layout.columnSlots.map {
+                insertRows.append(try insert.storage.layout.storedColumnSlots.map {
                     try columnValue(insert.row[$0.index], slot: $0, storage: insert.storage)
                 })
             }
@@ -168,44 +283,77 @@ final class SQLiteStore: @unchecked Sendable {
             }
 
             try writer.write { db in
+                var assignedKeys: [ObjectIdentifier: Int64] = [:]
+                func key(of storage: ModelStorage) -> Int64? {
+                    storage.primaryKey ?? assignedKeys[ObjectIdentifier(storage)]
+                }
+                /// References to rows inserted later in this transaction, filled in once those rows have keys.
+                var laterReferences: [(storage: ModelStorage, slot: PropertySlot, target: ModelStorage)] = []
+
                 for batch in request.batchDeletes {
                     let keys = try Int64.fetchAll(
-                        db, sql: "SELECT \("_pk".quotedIdentifier) FROM \(batch.layout.name.quotedIdentifier)"
-                            + (batch.condition.map { " WHERE \($0.sql)" } ?? ""),
+                        db, sql: "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" FROM \(batch.layout.name.quotedIdentifier) "
+                            + "AS \(RowQuery.alias.quotedIdentifier)" + (batch.condition.map { " WHERE \($0.sql)" } ?? ""),
                         arguments: StatementArguments(batch.condition?.arguments ?? []))
                     droppedFiles += try externalFileNames(of: batch.layout, keys: keys, in: db)
-                    for key in keys {
-                        try db.cachedStatement(sql: "DELETE FROM \(batch.layout.name.quotedIdentifier) WHERE \"_pk\" = ?")
-                            .execute(arguments: [key])
-                    }
+                    for key in keys { try deleteRow(of: batch.layout, key: key, in: db) }
                     result.batchDeletedKeys[batch.layout.name, default: []].formUnion(keys)
                 }
                 for storage in request.deletes {
                     guard let key = storage.primaryKey else { continue }
-                    try db.cachedStatement(sql: "DELETE FROM \(storage.layout.name.quotedIdentifier) WHERE \"_pk\" = ?")
-                        .execute(arguments: [key])
+                    try deleteRow(of: storage.layout, key: key, in: db)
                 }
                 for (update, values) in zip(request.updates, updateRows) {
                     guard let key = update.storage.primaryKey else { continue }
                     let slots = update.changedSlots.map { update.storage.layout.slots[$0] }
+                    var values = values
+                    for (position, slot) in slots.enumerated() {
+                        if let target = update.pendingReferences[slot.index] {
+                            values[position] = .null
+                            laterReferences.append((update.storage, slot, target))
+                        }
+                    }
                     try updateRow(update.storage.layout, key: key, slots: slots, values: values, in: db)
                 }
                 for (insert, values) in zip(request.inserts, insertRows) {
                     let layout = insert.storage.layout
+                    var values = values
+                    for (position, slot) in layout.storedColumnSlots.enumerated() {
+                        guard let target = insert.pendingReferences[slot.index] else { continue }
+                        if let targetKey = key(of: target) {
+                            values[position] = targetKey.databaseValue
+                            result.foreignKeys[ObjectIdentifier(insert.storage), default: [:]][slot.index] = targetKey.databaseValue
+                        } else {
+                            values[position] = .null
+                            laterReferences.append((insert.storage, slot, target))
+                        }
+                    }
                     if let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) {
                         droppedFiles += try externalFileNames(of: layout, keys: [existing], in: db)
-                        try updateRow(layout, key: existing, slots: layout.columnSlots, values: values, in: db)
+                        try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
+                        assignedKeys[ObjectIdentifier(insert.storage)] = existing
                     } else {
-                        let columns = layout.columnSlots.map(\.name.quotedIdentifier).joined(separator: ", ")
-                        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-                        let sql = values.isEmpty
-                            ? "INSERT INTO \(layout.name.quotedIdentifier) DEFAULT VALUES"
-                            : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))"
-                        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+                        try insertRow(layout, values: values, in: db)
                         result.insertOutcomes.append(.inserted(db.lastInsertedRowID))
+                        assignedKeys[ObjectIdentifier(insert.storage)] = db.lastInsertedRowID
                     }
                 }
+                for reference in laterReferences {
+                    guard let ownerKey = key(of: reference.storage) else { continue }
+                    let targetKey = key(of: reference.target)?.databaseValue ?? .null
+                    try updateRow(reference.storage.layout, key: ownerKey, slots: [reference.slot], values: [targetKey],
+                                  in: db, bumpsVersion: false)
+                    result.foreignKeys[ObjectIdentifier(reference.storage), default: [:]][reference.slot.index] = targetKey
+                }
+                // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
+                for write in request.joinWrites.filter(\.table.isWriter) + request.joinWrites.filter({ !$0.table.isWriter }) {
+                    guard let ownerKey = key(of: write.owner) else { continue }
+                    let targetKeys = write.targets.compactMap { key(of: $0) }
+                    try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
+                    result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
+                }
+                result.assignedKeys = assignedKeys
             }
         } catch {
             for name in writtenFiles { externalStorage?.remove(name) }
@@ -215,15 +363,61 @@ final class SQLiteStore: @unchecked Sendable {
         return result
     }
 
-    private func updateRow(_ layout: EntityLayout, key: Int64, slots: [PropertySlot], values: [DatabaseValue], in db: Database) throws {
-        let assignments = slots.map { "\($0.name.quotedIdentifier) = ?" } + ["\"_version\" = \"_version\" + 1"]
+    /// Makes a join table hold exactly `targetKeys` for one owner, in that order. The writer side owns
+    /// the rows and their `position`; the other side only records its own order in `inversePosition`.
+    private func writeJoinRows(_ table: RelationshipMapping.JoinTable, ownerKey: Int64, targetKeys: [Int64], in db: Database) throws {
+        let name = table.name.quotedIdentifier
+        if table.isWriter {
+            try db.cachedStatement(sql: """
+                DELETE FROM \(name) WHERE "source" = ? AND "destination" NOT IN (SELECT value FROM json_each(?))
+                """).execute(arguments: [ownerKey, Self.jsonArray(targetKeys)])
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO \(name) ("source", "destination", "position") VALUES (?, ?, ?)
+                ON CONFLICT ("source", "destination") DO UPDATE SET "position" = excluded."position"
+                """)
+            for (position, targetKey) in targetKeys.enumerated() {
+                try upsert.execute(arguments: [ownerKey, targetKey, position])
+            }
+        } else {
+            let update = try db.cachedStatement(sql: """
+                UPDATE \(name) SET "inversePosition" = ? WHERE "source" = ? AND "destination" = ?
+                """)
+            for (position, targetKey) in targetKeys.enumerated() {
+                try update.execute(arguments: [position, targetKey, ownerKey])
+            }
+        }
+    }
+
+    private func insertRow(_ layout: EntityLayout, values: [DatabaseValue], in db: Database) throws {
+        let columns = layout.storedColumnSlots.map(\.name.quotedIdentifier).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let sql = values.isEmpty
+            ? "INSERT INTO \(layout.name.quotedIdentifier) DEFAULT VALUES"
+            : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+    }
+
+    /// Deletes a row and every join-table row that refers to it.
+    private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?").execute(arguments: [key])
+        for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
+            try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")
+                .execute(arguments: [key])
+        }
+    }
+
+    private func updateRow(
+        _ layout: EntityLayout, key: Int64, slots: [PropertySlot], values: [DatabaseValue], in db: Database,
+        bumpsVersion: Bool = true
+    ) throws {
+        let assignments = slots.map { "\($0.name.quotedIdentifier) = ?" } + (bumpsVersion ? ["\"_version\" = \"_version\" + 1"] : [])
         let sql = "UPDATE \(layout.name.quotedIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values + [key.databaseValue]))
     }
 
     /// The saved row an insert collides with on a unique attribute, which the insert then updates.
     private func existingRow(matchingUniqueValuesOf layout: EntityLayout, values: [DatabaseValue], in db: Database) throws -> Int64? {
-        for (position, slot) in layout.columnSlots.enumerated() where slot.isUnique && !values[position].isNull {
+        for (position, slot) in layout.storedColumnSlots.enumerated() where slot.isUnique && !values[position].isNull {
             let sql = "SELECT \"_pk\" FROM \(layout.name.quotedIdentifier) WHERE \(slot.name.quotedIdentifier) = ? LIMIT 1"
             if let key = try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: [values[position]]) {
                 return key

@@ -7,6 +7,8 @@ struct SaveRequest {
         let storage: ModelStorage
         /// Column values by slot, external-storage values still inline.
         let row: [DatabaseValue]
+        /// To-one relationships to models saved in the same transaction, whose keys are not known yet.
+        let pendingReferences: [Int: ModelStorage]
 
         func externalFiles(in result: SaveResult) -> [Int: String] {
             result.externalFileNames[ObjectIdentifier(storage)] ?? [:]
@@ -17,12 +19,22 @@ struct SaveRequest {
         let storage: ModelStorage
         let row: [DatabaseValue]
         let changedSlots: [Int]
+        let pendingReferences: [Int: ModelStorage]
+    }
+
+    /// Rewrites one model's rows in a join table, in the order of its array.
+    struct JoinWrite {
+        let table: RelationshipMapping.JoinTable
+        let owner: ModelStorage
+        let slotIndex: Int
+        let targets: [ModelStorage]
     }
 
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [ModelStorage] = []
     var batchDeletes: [BatchDelete] = []
+    var joinWrites: [JoinWrite] = []
 }
 
 /// `delete(model:where:)`, run by the next save.
@@ -43,6 +55,12 @@ struct SaveResult {
     /// The external files now referenced by each written row, by storage and slot.
     var externalFileNames: [ObjectIdentifier: [Int: String]] = [:]
     var batchDeletedKeys: [String: Set<Int64>] = [:]
+    /// The key each inserted model got, by storage.
+    var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    /// Foreign keys filled in during the transaction, by storage and slot.
+    var foreignKeys: [ObjectIdentifier: [Int: DatabaseValue]] = [:]
+    /// The related keys written to join tables, by storage and slot, in order.
+    var joinedKeys: [ObjectIdentifier: [Int: [Int64]]] = [:]
 }
 
 /// A piece of SQL with its bound arguments. Values are only ever bound, never spliced into the text.

@@ -30,21 +30,41 @@ struct StoreSchemaWriter {
         let table = layout.name.quotedIdentifier
         if try db.tableExists(layout.name) {
             let existing = Set(try db.columns(in: layout.name).map(\.name))
-            for slot in layout.columnSlots where !existing.contains(slot.name) {
+            for slot in layout.storedColumnSlots where !existing.contains(slot.name) {
                 try addColumn(slot, to: layout, in: db)
             }
         } else {
             let columns = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
-                + layout.columnSlots.map(columnDefinition)
+                + layout.storedColumnSlots.map(columnDefinition)
             try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
         }
         for slot in layout.columnSlots where slot.isUnique {
             let index = "\(layout.name)_\(slot.name)_unique".quotedIdentifier
             try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
         }
+        // Foreign keys are indexed: loading a to-many side and applying delete rules search by them.
+        for slot in layout.foreignKeySlots {
+            let index = "\(layout.name)_\(slot.name)_key".quotedIdentifier
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
+        }
+        for slot in layout.toManySlots {
+            guard let joinTable = layout.mapping(for: slot).writtenJoinTable else { continue }
+            let name = joinTable.name.quotedIdentifier
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS \(name) (
+                    "source" INTEGER NOT NULL, "destination" INTEGER NOT NULL,
+                    "position" INTEGER NOT NULL DEFAULT 0, "inversePosition" INTEGER,
+                    PRIMARY KEY ("source", "destination"))
+                """)
+            let index = "\(joinTable.name)_destination".quotedIdentifier
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(name)(\"destination\")")
+        }
     }
 
     private func columnDefinition(_ slot: PropertySlot) -> String {
+        // A to-one relationship holds the related row's key; the context, not SQLite, keeps it valid,
+        // so that rows can be written in any order within a save.
+        if slot.isForeignKey { return slot.name.quotedIdentifier + " INTEGER" }
         guard let codec = slot.codec else { return slot.name.quotedIdentifier }
         // External-storage columns hold either an inline BLOB or a file name, so they get no declared type.
         let type = slot.isExternalStorage ? "" : " \(codec.columnType)"
@@ -54,6 +74,10 @@ struct StoreSchemaWriter {
     /// A column added to an existing table takes the property's default value in existing rows;
     /// a non-optional property without a default cannot be added without losing rows.
     private func addColumn(_ slot: PropertySlot, to layout: EntityLayout, in db: Database) throws {
+        if slot.isForeignKey {
+            try db.execute(sql: "ALTER TABLE \(layout.name.quotedIdentifier) ADD COLUMN \(columnDefinition(slot))")
+            return
+        }
         guard let codec = slot.codec else { return }
         var definition = slot.name.quotedIdentifier + (slot.isExternalStorage ? "" : " \(codec.columnType)")
         var fill: DatabaseValue?

@@ -1,0 +1,225 @@
+import Foundation
+import GRDB
+
+extension ModelContext {
+    // MARK: Loading
+
+    /// The model a to-one relationship refers to: the registered instance, or one read from the store.
+    func resolveToOne(_ destination: EntityLayout, primaryKey: Int64) -> AnyObject? {
+        let identifier = PersistentIdentifier(entityName: destination.name, storeIdentifier: store.identifier, primaryKey: primaryKey)
+        if let model = registered[identifier] { return model }
+        do {
+            return try fetchModel(destination.modelType, primaryKey: primaryKey)
+        } catch {
+            deferredErrors.append(SwiftDataError(.storeFailure, "cannot load a \(destination.name): \(error)", entity: destination.name))
+            return nil
+        }
+    }
+
+    /// The models of a saved model's to-many relationship, in their stored order; nil if they cannot be read
+    /// (the next `save()` reports why, so that an unread relationship is never overwritten).
+    func loadToMany(of owner: ModelStorage, mapping: RelationshipMapping) -> [AnyObject]? {
+        guard let key = owner.primaryKey else { return [] }
+        do {
+            let rows = try store.relatedRows(of: mapping, ownerKeys: [key])
+            return try rows.compactMap { try anyModel(mapping.destination.modelType, from: $0.row, layout: mapping.destination) }
+        } catch {
+            deferredErrors.append(SwiftDataError(
+                .storeFailure, "cannot load \(owner.layout.name).\(mapping.slot.name): \(error)",
+                entity: owner.layout.name, property: mapping.slot.name))
+            return nil
+        }
+    }
+
+    /// Loads the relationships named in `relationshipKeyPathsForPrefetching` for all results, one query each.
+    func prefetch<T: PersistentModel>(_ keyPaths: [PartialKeyPath<T>], for results: [T], layout: EntityLayout) throws {
+        guard !results.isEmpty else { return }
+        for keyPath in keyPaths {
+            guard let slot = layout.slot(for: keyPath), slot.relationship != nil else {
+                throw SwiftDataError(
+                    .unsupportedKeyPath, "\(keyPath) is not a relationship of \(layout.name) and cannot be prefetched",
+                    entity: layout.name)
+            }
+            let mapping = layout.mapping(for: slot)
+            let storages = results.map(\.storage)
+            if slot.isForeignKey {
+                let wanted = Set(storages.compactMap { ($0.values[slot.index] as? ToOneFault)?.primaryKey })
+                guard !wanted.isEmpty else { continue }
+                let destination = mapping.destination
+                let query = RowQuery(condition: SQLFragment(
+                    "\(RowQuery.alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))",
+                    [SQLiteStore.jsonArray(Array(wanted)).databaseValue]))
+                var byKey: [Int64: AnyObject] = [:]
+                for row in try store.fetchRows(destination, query: query) {
+                    if let model = try anyModel(destination.modelType, from: row, layout: destination) {
+                        byKey[row.primaryKey] = model
+                    }
+                }
+                for storage in storages {
+                    guard let fault = storage.values[slot.index] as? ToOneFault else { continue }
+                    storage.values[slot.index] = ModelStorage.typedValue(for: slot, models: byKey[fault.primaryKey].map { [$0] } ?? [])
+                }
+            } else {
+                let owners = storages.filter { $0.values[slot.index] is ToManyFault }
+                let ownerKeys = owners.compactMap(\.primaryKey)
+                guard !ownerKeys.isEmpty else { continue }
+                var byOwner: [Int64: [AnyObject]] = [:]
+                for (owner, row) in try store.relatedRows(of: mapping, ownerKeys: ownerKeys) {
+                    if let model = try anyModel(mapping.destination.modelType, from: row, layout: mapping.destination) {
+                        byOwner[owner, default: []].append(model)
+                    }
+                }
+                for storage in owners {
+                    guard let key = storage.primaryKey else { continue }
+                    let related = byOwner[key] ?? []
+                    storage.values[slot.index] = ModelStorage.typedValue(for: slot, models: related)
+                    storage.committedToMany[slot.index] = related.compactMap { ($0 as? any PersistentModel)?.storage.primaryKey }
+                }
+            }
+        }
+    }
+
+    /// The value a to-one slot takes from its column: a fault to resolve on access, or nil.
+    static func foreignKeyValue(_ stored: DatabaseValue, slot: PropertySlot) -> Any {
+        if let key = Int64.fromDatabaseValue(stored) { return ToOneFault(primaryKey: key) }
+        return ModelStorage.typedValue(for: slot, models: [])
+    }
+
+    // MARK: Saving a graph
+
+    /// Inserts every new model that pending models refer to, however the graph was built.
+    func insertReachableModels() {
+        var queue = insertionOrder.compactMap { inserted[$0] } + Array(changed.values)
+        while let model = queue.popLast() {
+            let storage = model.storage
+            for slot in storage.layout.slots where slot.relationship != nil {
+                for related in storage.loadedRelatedModels(at: slot.index) ?? [] {
+                    guard let relatedModel = related as? any PersistentModel else { continue }
+                    let relatedStorage = relatedModel.storage
+                    guard relatedStorage.context == nil, !relatedStorage.isDeleted, relatedStorage.mergedInto == nil else { continue }
+                    insert(anyModel: relatedModel)
+                    queue.append(relatedModel)
+                }
+            }
+        }
+    }
+
+    /// Applies each deleted model's delete rules: cascades through any depth (cycles included),
+    /// refuses with `.deny` while related models remain, and unlinks the rest with `.nullify`.
+    /// Nothing is changed when a `.deny` rule refuses.
+    func applyDeleteRules() throws {
+        var doomed: [ObjectIdentifier: any PersistentModel] = deleted
+        var queue = Array(deleted.values)
+        while let model = queue.popLast() {
+            let storage = model.storage
+            for slot in storage.layout.slots where slot.relationship?.deleteRule == .cascade {
+                for related in storage.relatedModels(at: slot.index) {
+                    guard let relatedModel = related as? any PersistentModel,
+                          doomed[ObjectIdentifier(relatedModel)] == nil else { continue }
+                    doomed[ObjectIdentifier(relatedModel)] = relatedModel
+                    queue.append(relatedModel)
+                }
+            }
+        }
+        if !deferredErrors.isEmpty { return }
+        for model in doomed.values {
+            let storage = model.storage
+            for slot in storage.layout.slots where slot.relationship?.deleteRule == .deny {
+                let remaining = storage.relatedModels(at: slot.index).filter { doomed[ObjectIdentifier($0)] == nil }
+                if !remaining.isEmpty {
+                    throw SwiftDataError(
+                        .modelValidationFailure,
+                        "cannot delete this \(storage.layout.name): its relationship \(slot.name) denies deletion while it "
+                            + "has \(remaining.count) related \(storage.layout.mapping(for: slot).destination.name) model(s). Nothing was deleted",
+                        entity: storage.layout.name, property: slot.name)
+                }
+            }
+        }
+        for model in doomed.values where deleted[ObjectIdentifier(model)] == nil {
+            delete(anyModel: model)
+        }
+        for model in doomed.values {
+            let storage = model.storage
+            for slot in storage.layout.slots where slot.relationship != nil && slot.relationship?.deleteRule != .noAction {
+                guard let inverse = storage.layout.mapping(for: slot).inverse else { continue }
+                for related in storage.relatedModels(at: slot.index) where doomed[ObjectIdentifier(related)] == nil {
+                    (related as? any PersistentModel)?.storage.removeMember(model, at: inverse.index)
+                }
+            }
+        }
+    }
+
+    /// Checks required to-one relationships and `minimumModelCount` / `maximumModelCount`.
+    func validateRelationships() throws {
+        for model in insertionOrder.compactMap({ inserted[$0] }) + Array(changed.values) {
+            let storage = model.storage
+            for slot in storage.layout.slots {
+                guard let relationship = slot.relationship, let related = storage.loadedRelatedModels(at: slot.index) else { continue }
+                let isOptional = slot.valueType is any _OptionalValue.Type
+                if relationship.isToOneRelationship && !isOptional && related.isEmpty {
+                    throw SwiftDataError(
+                        .modelValidationFailure,
+                        "\(storage.layout.name).\(slot.name) is required but has no \(relationship.destination)",
+                        entity: storage.layout.name, property: slot.name)
+                }
+                guard !relationship.isToOneRelationship, !(isOptional && storage.values[slot.index] is UnsetValue) else { continue }
+                if let minimum = relationship.minimumModelCount, minimum > 0, related.count < minimum {
+                    throw SwiftDataError(
+                        .modelValidationFailure,
+                        "\(storage.layout.name).\(slot.name) needs at least \(minimum) \(relationship.destination) model(s), has \(related.count)",
+                        entity: storage.layout.name, property: slot.name)
+                }
+                if let maximum = relationship.maximumModelCount, maximum > 0, related.count > maximum {
+                    throw SwiftDataError(
+                        .modelValidationFailure,
+                        "\(storage.layout.name).\(slot.name) allows at most \(maximum) \(relationship.destination) model(s), has \(related.count)",
+                        entity: storage.layout.name, property: slot.name)
+                }
+            }
+        }
+    }
+
+    /// Pending inserts ordered so that a model comes after the new models its to-one relationships
+    /// refer to, whenever the references allow it (cycles are resolved by a second write).
+    func insertionOrderRespectingReferences() -> [any PersistentModel] {
+        let models = insertionOrder.compactMap { inserted[$0] }
+        var state: [ObjectIdentifier: Bool] = [:]
+        var ordered: [any PersistentModel] = []
+        ordered.reserveCapacity(models.count)
+        func visit(_ model: any PersistentModel) {
+            let key = ObjectIdentifier(model)
+            guard state[key] == nil else { return }
+            state[key] = false
+            let storage = model.storage
+            for slot in storage.layout.foreignKeySlots {
+                guard let target = storage.loadedRelatedModels(at: slot.index)?.first as? any PersistentModel,
+                      inserted[ObjectIdentifier(target)] != nil else { continue }
+                visit(target)
+            }
+            state[key] = true
+            ordered.append(model)
+        }
+        models.forEach(visit)
+        return ordered
+    }
+
+    /// The join-table rewrites a model needs: all of its written to-many relationships when it is new,
+    /// the changed ones otherwise.
+    func joinWrites(of storage: ModelStorage, onlyDirty: Bool) -> [SaveRequest.JoinWrite] {
+        storage.layout.toManySlots.compactMap { slot in
+            guard let table = storage.layout.mapping(for: slot).joinTable,
+                  !onlyDirty || storage.dirtyRelationships.contains(slot.index),
+                  let related = storage.loadedRelatedModels(at: slot.index) else { return nil }
+            let targets = related.compactMap { ($0 as? any PersistentModel)?.storage }.filter { !$0.isDeleted }
+            if onlyDirty, storage.committedToMany[slot.index] == targets.compactMap(\.primaryKey),
+               targets.allSatisfy({ $0.primaryKey != nil }) {
+                return nil
+            }
+            return SaveRequest.JoinWrite(table: table, owner: storage, slotIndex: slot.index, targets: targets)
+        }
+    }
+
+    func delete(anyModel model: any PersistentModel) {
+        delete(model)
+    }
+}

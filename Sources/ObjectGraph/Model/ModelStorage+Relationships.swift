@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+
+/// A to-one relationship read from a row and not yet resolved to a model: the related row's key.
+struct ToOneFault {
+    let primaryKey: Int64
+}
+
+/// A to-many relationship of a fetched model, not loaded yet: it loads on first access.
+struct ToManyFault {}
+
+extension ModelStorage {
+    /// Learns which model owns this storage, and links the relationships its initializer set
+    /// before the model existed to their inverses.
+    func adopt(_ owner: AnyObject) {
+        guard model == nil else { return }
+        model = owner
+        let pending = pendingInverseLinks
+        pendingInverseLinks.removeAll()
+        for index in pending {
+            linkInverses(of: layout.slots[index], removed: [], added: relatedModels(at: index))
+        }
+    }
+
+    /// The value of a relationship slot, loading it through the context on first access.
+    func resolvedRelationshipValue(at index: Int) -> Any {
+        let slot = layout.slots[index]
+        let value = values[index]
+        if let fault = value as? ToOneFault {
+            let destination = layout.mapping(for: slot).destination
+            let related = context.map { $0.resolveToOne(destination, primaryKey: fault.primaryKey) }
+                ?? detachedLoad(destination, primaryKey: fault.primaryKey)
+            let typed = Self.typedValue(for: slot, models: related.map { [$0] } ?? [])
+            values[index] = typed
+            return typed
+        }
+        if value is ToManyFault {
+            let mapping = layout.mapping(for: slot)
+            guard let loaded = context.map({ $0.loadToMany(of: self, mapping: mapping) }) ?? detachedLoad(mapping) else {
+                return Self.typedValue(for: slot, models: [])
+            }
+            let typed = Self.typedValue(for: slot, models: loaded)
+            values[index] = typed
+            committedToMany[index] = loaded.compactMap { ($0 as? any PersistentModel)?.storage.primaryKey }
+            return typed
+        }
+        if value is UnsetValue, slot.isToMany {
+            return Self.typedValue(for: slot, models: [])
+        }
+        return value
+    }
+
+    /// Reads a to-one relationship of a model whose context is gone: a new model of no context.
+    private func detachedLoad(_ destination: EntityLayout, primaryKey: Int64) -> AnyObject? {
+        guard let store else { return nil }
+        let query = RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+        guard let row = try? store.fetchRows(destination, query: query).first else { return nil }
+        return try? store.materializeAny(destination.modelType, from: row, layout: destination)
+    }
+
+    /// Reads a to-many relationship of a model whose context is gone, as new models of no context.
+    private func detachedLoad(_ mapping: RelationshipMapping) -> [AnyObject]? {
+        guard let store else { return nil }
+        guard let key = primaryKey else { return [] }
+        guard let rows = try? store.relatedRows(of: mapping, ownerKeys: [key]) else { return nil }
+        return rows.compactMap { try? store.materializeAny(mapping.destination.modelType, from: $0.row, layout: mapping.destination) }
+    }
+
+    /// The models a relationship slot refers to, loading them if needed.
+    func relatedModels(at index: Int) -> [AnyObject] {
+        Self.models(in: resolvedRelationshipValue(at: index))
+    }
+
+    /// The related models if already in memory, without loading a fault.
+    func loadedRelatedModels(at index: Int) -> [AnyObject]? {
+        let value = values[index]
+        if value is ToOneFault || value is ToManyFault { return nil }
+        return Self.models(in: value)
+    }
+
+    /// Sets a relationship and keeps the inverse side of every model it gains or loses in step.
+    func setRelationship(_ newValue: Any, at index: Int) {
+        let slot = layout.slots[index]
+        let hasInverse = layout.mapping(for: slot).inverse != nil
+        let old = hasInverse ? relatedModels(at: index) : []
+        values[index] = newValue
+        dirtyRelationships.insert(index)
+        context?.storageDidChange(self)
+        guard hasInverse else { return }
+        guard model != nil else {
+            pendingInverseLinks.insert(index)
+            return
+        }
+        let new = Self.models(in: newValue)
+        let removed = old.filter { candidate in !new.contains { $0 === candidate } }
+        let added = new.filter { candidate in !old.contains { $0 === candidate } }
+        linkInverses(of: slot, removed: removed, added: added)
+    }
+
+    private func linkInverses(of slot: PropertySlot, removed: [AnyObject], added: [AnyObject]) {
+        guard let owner = model, let inverse = layout.mapping(for: slot).inverse else { return }
+        for related in removed {
+            (related as? any PersistentModel)?.storage.unlink(owner, fromInverse: inverse)
+        }
+        for related in added {
+            guard let relatedModel = related as? any PersistentModel else { continue }
+            relatedModel.storage.adopt(relatedModel)
+            relatedModel.storage.link(owner, intoInverse: inverse, forwardSlot: slot)
+        }
+    }
+
+    /// Adds `owner` to this model's side of the relationship, taking it from any previous owner.
+    private func link(_ owner: AnyObject, intoInverse slot: PropertySlot, forwardSlot: PropertySlot) {
+        let current = relatedModels(at: slot.index)
+        if current.contains(where: { $0 === owner }) { return }
+        if slot.isForeignKey {
+            // A to-one side can point at one owner only: the previous owner loses this model.
+            for previous in current {
+                (previous as? any PersistentModel)?.storage.removeMember(model, at: forwardSlot.index)
+            }
+            values[slot.index] = Self.typedValue(for: slot, models: [owner])
+        } else {
+            values[slot.index] = Self.typedValue(for: slot, models: current + [owner])
+        }
+        dirtyRelationships.insert(slot.index)
+        context?.storageDidChange(self)
+    }
+
+    private func unlink(_ owner: AnyObject, fromInverse slot: PropertySlot) {
+        let current = relatedModels(at: slot.index)
+        guard current.contains(where: { $0 === owner }) else { return }
+        if slot.isForeignKey && !(slot.valueType is any _OptionalValue.Type) {
+            // A required to-one cannot be emptied; saving will report the model as invalid if it stays orphaned.
+            return
+        }
+        values[slot.index] = Self.typedValue(for: slot, models: current.filter { $0 !== owner })
+        dirtyRelationships.insert(slot.index)
+        context?.storageDidChange(self)
+    }
+
+    /// Removes one model from a relationship without touching the inverse (the caller maintains it).
+    func removeMember(_ member: AnyObject?, at index: Int) {
+        guard let member else { return }
+        let current = relatedModels(at: index)
+        guard current.contains(where: { $0 === member }) else { return }
+        let slot = layout.slots[index]
+        if slot.isForeignKey && !(slot.valueType is any _OptionalValue.Type) { return }
+        values[index] = Self.typedValue(for: slot, models: current.filter { $0 !== member })
+        dirtyRelationships.insert(index)
+        context?.storageDidChange(self)
+    }
+
+    /// Replaces loaded relationships of a saved model with faults, releasing the related models.
+    func faultLoadedRelationships() {
+        guard primaryKey != nil else { return }
+        for slot in layout.foreignKeySlots {
+            guard let target = Self.models(in: values[slot.index]).first as? any PersistentModel,
+                  let key = target.storage.primaryKey else { continue }
+            values[slot.index] = ToOneFault(primaryKey: key)
+        }
+        for slot in layout.toManySlots where !(values[slot.index] is ToManyFault) {
+            values[slot.index] = ToManyFault()
+        }
+    }
+
+    // MARK: Values of the property's exact type
+
+    static func models(in value: Any) -> [AnyObject] {
+        if let optional = value as? any _OptionalValue {
+            guard let wrapped = optional.wrappedAny else { return [] }
+            return models(in: wrapped)
+        }
+        if let array = value as? any _ModelArray { return array._models }
+        if let model = value as? any PersistentModel { return [model] }
+        return []
+    }
+
+    /// A relationship value of the slot's declared type (`T`, `T?`, `[T]` or `[T]?`) holding `models`.
+    static func typedValue(for slot: PropertySlot, models: [AnyObject]) -> Any {
+        var type = slot.valueType
+        let optional = type as? any _OptionalValue.Type
+        if let optional { type = optional.wrappedType }
+        let value: Any?
+        if let array = type as? any _ModelArray.Type {
+            value = array._make(from: models)
+        } else {
+            value = models.first
+        }
+        if let optional { return optional.wrapping(value) }
+        return value ?? UnsetValue()
+    }
+}

@@ -1,0 +1,433 @@
+import Foundation
+import GRDB
+@testable import ObjectGraph
+import XCTest
+
+final class RelationshipTests: StoreTestCase {
+    private func container(_ types: any PersistentModel.Type...) throws -> ModelContainer {
+        try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: storeURL))
+    }
+
+    // MARK: Inverses in memory
+
+    func testSettingTheToOneSideAppendsToTheToManySide() {
+        let budget = Budget(name: "Food")
+        let milk = Transaction(note: "milk", amount: 2)
+        milk.budget = budget
+        XCTAssertEqual(budget.transactions.map(\.note), ["milk"])
+        milk.budget = nil
+        XCTAssertEqual(budget.transactions.count, 0)
+    }
+
+    func testAppendingToTheToManySideSetsTheToOneSide() {
+        let budget = Budget(name: "Food")
+        let bread = Transaction(note: "bread", amount: 3)
+        budget.transactions.append(bread)
+        XCTAssertTrue(bread.budget === budget)
+        budget.transactions.removeAll()
+        XCTAssertNil(bread.budget)
+    }
+
+    func testMovingAChildToAnotherParentRemovesItFromTheOld() {
+        let home = Budget(name: "Home")
+        let travel = Budget(name: "Travel")
+        let ticket = Transaction(note: "ticket", amount: 50)
+        home.transactions.append(ticket)
+        travel.transactions.append(ticket)
+        XCTAssertTrue(ticket.budget === travel)
+        XCTAssertEqual(home.transactions.count, 0)
+        XCTAssertEqual(travel.transactions.map(\.note), ["ticket"])
+    }
+
+    func testAnUnattachedGraphWorksAsPlainObjects() {
+        let budget = Budget(name: "Groceries")
+        for (note, amount) in [("milk", "10"), ("bread", "2.5"), ("eggs", "4.75")] {
+            budget.transactions.append(Transaction(note: note, amount: Decimal(string: amount)!))
+        }
+        let total = budget.transactions.reduce(Decimal(0)) { $0 + $1.amount }
+        XCTAssertEqual(total, Decimal(string: "17.25"))
+        XCTAssertTrue(budget.transactions.allSatisfy { $0.budget === budget })
+    }
+
+    func testARelationshipSetInAnInitializerIsLinkedOnFirstUse() throws {
+        let user = SocialUser(handle: "ana")
+        let post = UserPost(text: "hello", author: user)
+        XCTAssertEqual(post.text, "hello")
+        XCTAssertEqual(user.posts.map(\.text), ["hello"])
+    }
+
+    func testOneToOneKeepsBothSidesInStep() {
+        let book = Book(title: "Dune")
+        let first = ISBN(code: "111")
+        let second = ISBN(code: "222")
+        book.isbn = first
+        XCTAssertTrue(first.book === book)
+        book.isbn = second
+        XCTAssertNil(first.book)
+        XCTAssertTrue(second.book === book)
+    }
+
+    func testManyToManyKeepsBothSidesInStep() {
+        let pancakes = Recipe(name: "pancakes")
+        let crepes = Recipe(name: "crepes")
+        let flour = Ingredient(name: "flour")
+        pancakes.ingredients.append(flour)
+        flour.recipes.append(crepes)
+        XCTAssertEqual(flour.recipes.map(\.name), ["pancakes", "crepes"])
+        XCTAssertTrue(crepes.ingredients.first === flour)
+        pancakes.ingredients.removeAll()
+        XCTAssertEqual(flour.recipes.map(\.name), ["crepes"])
+    }
+
+    // MARK: Persistence
+
+    func testOneToManyIsReadBackFromTheFileWithBothSides() throws {
+        do {
+            let context = ModelContext(try container(Budget.self))
+            let budget = Budget(name: "Food")
+            budget.transactions.append(Transaction(note: "milk", amount: 2))
+            budget.transactions.append(Transaction(note: "bread", amount: 3))
+            context.insert(budget)
+            try context.save()
+        }
+        let context = ModelContext(try container(Budget.self))
+        let budget = try XCTUnwrap(context.fetch(FetchDescriptor<Budget>()).first)
+        XCTAssertEqual(budget.transactions.map(\.note), ["milk", "bread"])
+        XCTAssertTrue(budget.transactions.allSatisfy { $0.budget === budget })
+        let milk = try XCTUnwrap(context.fetch(FetchDescriptor<Transaction>(sortBy: [SortDescriptor(\.note, order: .reverse)])).first)
+        XCTAssertTrue(milk.budget === budget, "the identity map gives the same parent from either side")
+    }
+
+    func testReparentingAndUnlinkingAreSaved() throws {
+        let store = try container(Budget.self)
+        do {
+            let context = ModelContext(store)
+            let home = Budget(name: "home")
+            let travel = Budget(name: "travel")
+            let ticket = Transaction(note: "ticket", amount: 1)
+            let snack = Transaction(note: "snack", amount: 1)
+            home.transactions = [ticket, snack]
+            context.insert(home)
+            context.insert(travel)
+            try context.save()
+
+            travel.transactions.append(ticket)
+            snack.budget = nil
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let budgets = try context.fetch(FetchDescriptor<Budget>(sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(budgets.map { $0.transactions.map(\.note) }, [[], ["ticket"]])
+        let snack = try context.fetch(FetchDescriptor<Transaction>()).first { $0.note == "snack" }
+        XCTAssertNotNil(snack)
+        XCTAssertNil(snack?.budget)
+    }
+
+    func testInsertOrderDoesNotMatter() throws {
+        let store = try container(Recipe.self)
+        do {
+            let context = ModelContext(store)
+            let soup = Recipe(name: "soup")
+            let salt = Ingredient(name: "salt")
+            let water = Ingredient(name: "water")
+            soup.ingredients = [water, salt]
+            context.insert(salt)
+            try context.save()
+            XCTAssertEqual(soup.modelContext, context, "inserting one model inserted the graph reachable from it")
+        }
+        let reader = ModelContext(store)
+        let soup = try XCTUnwrap(reader.fetch(FetchDescriptor<Recipe>()).first)
+        XCTAssertEqual(soup.ingredients.map(\.name), ["water", "salt"], "to-many arrays keep their order")
+    }
+
+    func testAppendingToAManyToManyArrayBeforeInsertWorks() throws {
+        let store = try container(Recipe.self)
+        do {
+            let context = ModelContext(store)
+            let cake = Recipe(name: "cake")
+            cake.ingredients.append(Ingredient(name: "sugar"))
+            context.insert(cake)
+            cake.ingredients.append(Ingredient(name: "eggs"))
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let cake = try XCTUnwrap(context.fetch(FetchDescriptor<Recipe>()).first)
+        XCTAssertEqual(cake.ingredients.map(\.name), ["sugar", "eggs"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Ingredient>()), 2)
+    }
+
+    func testManyToManySharedMembersAreStoredOnce() throws {
+        let store = try container(Recipe.self)
+        do {
+            let context = ModelContext(store)
+            let flour = Ingredient(name: "flour")
+            let bread = Recipe(name: "bread")
+            let pasta = Recipe(name: "pasta")
+            bread.ingredients.append(flour)
+            pasta.ingredients.append(flour)
+            context.insert(bread)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Ingredient>()), 1)
+        let flour = try XCTUnwrap(context.fetch(FetchDescriptor<Ingredient>()).first)
+        XCTAssertEqual(Set(flour.recipes.map(\.name)), ["bread", "pasta"])
+        let recipes = try context.fetch(FetchDescriptor<Recipe>())
+        XCTAssertTrue(recipes.allSatisfy { $0.ingredients.first === flour })
+    }
+
+    func testOneToOneIsReadBackFromTheFile() throws {
+        let store = try container(Book.self)
+        do {
+            let context = ModelContext(store)
+            let book = Book(title: "Dune")
+            book.isbn = ISBN(code: "978")
+            context.insert(book)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let isbn = try XCTUnwrap(context.fetch(FetchDescriptor<ISBN>()).first)
+        XCTAssertEqual(isbn.book?.title, "Dune")
+        XCTAssertTrue(isbn.book?.isbn === isbn)
+    }
+
+    func testToManyWithoutAnInverseUsesAJoinTable() throws {
+        let store = try container(Diary.self)
+        do {
+            let context = ModelContext(store)
+            let diary = Diary(title: "2026")
+            diary.tags = [DiaryTag(name: "travel"), DiaryTag(name: "food")]
+            context.insert(diary)
+            try context.save()
+        }
+        let reader = ModelContext(store)
+        let diary = try XCTUnwrap(reader.fetch(FetchDescriptor<Diary>()).first)
+        XCTAssertEqual(diary.tags.map(\.name), ["travel", "food"])
+        XCTAssertEqual(try rawRows("SELECT COUNT(*) AS n FROM _Diary_tags").first?["n"] as Int?, 2)
+    }
+
+    // MARK: Delete rules
+
+    func testCascadeGoesThreeLevelsDeep() throws {
+        let store = try container(Library.self)
+        do {
+            let context = ModelContext(store)
+            let library = Library(name: "city")
+            for shelfIndex in 0..<2 {
+                let shelf = Shelf(label: "s\(shelfIndex)")
+                for volumeIndex in 0..<3 { shelf.volumes.append(Volume(title: "v\(shelfIndex)\(volumeIndex)")) }
+                library.shelves.append(shelf)
+            }
+            context.insert(library)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let library = try XCTUnwrap(context.fetch(FetchDescriptor<Library>()).first)
+        context.delete(library)
+        try context.save()
+        let fresh = ModelContext(store)
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<Library>()), 0)
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<Shelf>()), 0)
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<Volume>()), 0)
+    }
+
+    func testCascadeThroughACycleTerminates() throws {
+        let store = try container(Ring.self)
+        do {
+            let context = ModelContext(store)
+            let a = Ring(name: "a"), b = Ring(name: "b"), c = Ring(name: "c")
+            a.next = b
+            b.next = c
+            c.next = a
+            context.insert(a)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let first = try XCTUnwrap(context.fetch(FetchDescriptor<Ring>()).first)
+        context.delete(first)
+        try context.save()
+        XCTAssertEqual(try ModelContext(store).fetchCount(FetchDescriptor<Ring>()), 0)
+    }
+
+    func testNullifyLeavesChildrenWithoutAParent() throws {
+        let store = try container(SocialUser.self)
+        do {
+            let context = ModelContext(store)
+            let user = SocialUser(handle: "bo")
+            user.posts = [UserPost(text: "one"), UserPost(text: "two")]
+            context.insert(user)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        context.delete(try XCTUnwrap(context.fetch(FetchDescriptor<SocialUser>()).first))
+        try context.save()
+        let fresh = ModelContext(store)
+        let posts = try fresh.fetch(FetchDescriptor<UserPost>())
+        XCTAssertEqual(posts.count, 2)
+        XCTAssertTrue(posts.allSatisfy { $0.author == nil })
+        XCTAssertEqual(try rawRows("SELECT COUNT(*) AS n FROM UserPost WHERE author IS NULL").first?["n"] as Int?, 2)
+    }
+
+    func testDenyRefusesWhileChildrenExistAndDeletesOnceTheyAreGone() throws {
+        let store = try container(Diary.self)
+        let context = ModelContext(store)
+        let diary = Diary(title: "kept")
+        let page = DiaryPage(number: 1)
+        diary.pages.append(page)
+        context.insert(diary)
+        try context.save()
+
+        context.delete(diary)
+        XCTAssertThrowsError(try context.save()) { error in
+            let error = error as? SwiftDataError
+            XCTAssertEqual(error?.propertyName, "pages")
+            XCTAssertTrue(error?.message.contains("pages") ?? false)
+        }
+        context.rollback()
+        XCTAssertEqual(try ModelContext(store).fetchCount(FetchDescriptor<Diary>()), 1, "nothing was deleted")
+
+        context.delete(page)
+        try context.save()
+        context.delete(diary)
+        try context.save()
+        XCTAssertEqual(try ModelContext(store).fetchCount(FetchDescriptor<Diary>()), 0)
+    }
+
+    func testDeletingAManyToManyMemberRemovesItsJoinRows() throws {
+        let store = try container(Recipe.self)
+        let context = ModelContext(store)
+        let salt = Ingredient(name: "salt")
+        let soup = Recipe(name: "soup")
+        soup.ingredients = [salt, Ingredient(name: "water")]
+        context.insert(soup)
+        try context.save()
+        context.delete(salt)
+        try context.save()
+        XCTAssertEqual(soup.ingredients.map(\.name), ["water"])
+        let reader = ModelContext(store)
+        let fresh = try XCTUnwrap(reader.fetch(FetchDescriptor<Recipe>()).first)
+        XCTAssertEqual(fresh.ingredients.map(\.name), ["water"])
+    }
+
+    func testRelationshipCountsAreCheckedAtSave() throws {
+        let store = try container(Team.self)
+        let context = ModelContext(store)
+        let team = Team(name: "crowded")
+        team.members = [Player(name: "a"), Player(name: "b"), Player(name: "c")]
+        context.insert(team)
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertTrue("\(error)".contains("at most 2"), "\(error)")
+        }
+        team.members = []
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertTrue("\(error)".contains("at least 1"), "\(error)")
+        }
+        team.members = [Player(name: "a")]
+        try context.save()
+    }
+
+    func testInversesOnBothSidesAreRefusedWhenTheContainerOpens() {
+        XCTAssertThrowsError(try container(HandWrittenLeft.self)) { error in
+            XCTAssertTrue("\(error)".contains("one side only"), "\(error)")
+        }
+    }
+
+    // MARK: Loading
+
+    func testRelationshipsLoadLazilyAndOnce() throws {
+        let store = try container(Budget.self)
+        do {
+            let context = ModelContext(store)
+            let budget = Budget(name: "b")
+            budget.transactions = (0..<3).map { Transaction(note: "\($0)", amount: 1) }
+            context.insert(budget)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let budget = try XCTUnwrap(context.fetch(FetchDescriptor<Budget>()).first)
+        let before = store.store.readStatementCount
+        XCTAssertEqual(budget.transactions.count, 3)
+        XCTAssertEqual(store.store.readStatementCount, before + 1)
+        XCTAssertEqual(budget.transactions.count, 3)
+        XCTAssertEqual(store.store.readStatementCount, before + 1, "loaded once per context")
+    }
+
+    func testPrefetchingLoadsARelationshipForAllResultsInOneQuery() throws {
+        let store = try container(SnippetFolder.self)
+        do {
+            let context = ModelContext(store)
+            for folderIndex in 0..<5 {
+                let folder = SnippetFolder(name: "f\(folderIndex)")
+                for snippetIndex in 0..<4 {
+                    let snippet = SnippetItem(title: "s\(folderIndex)\(snippetIndex)")
+                    snippet.tags = [SnippetTag(name: "t\(folderIndex)\(snippetIndex)a"), SnippetTag(name: "t\(folderIndex)\(snippetIndex)b")]
+                    folder.snippets.append(snippet)
+                }
+                context.insert(folder)
+            }
+            try context.save()
+        }
+        let context = ModelContext(store)
+        var descriptor = FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.title)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.tags, \.folder]
+        let before = store.store.readStatementCount
+        let snippets = try context.fetch(descriptor)
+        XCTAssertEqual(store.store.readStatementCount, before + 3, "one query for the snippets, one per relationship")
+        XCTAssertEqual(snippets.count, 20)
+        XCTAssertEqual(snippets[0].tags.map(\.name), ["t00a", "t00b"])
+        XCTAssertEqual(snippets[0].folder?.name, "f0")
+        XCTAssertEqual(store.store.readStatementCount, before + 3, "nothing more was read on access")
+
+        var folders = FetchDescriptor<SnippetFolder>()
+        folders.relationshipKeyPathsForPrefetching = [\.snippets]
+        let start = store.store.readStatementCount
+        let reader = ModelContext(store)
+        let loaded = try reader.fetch(folders)
+        XCTAssertEqual(loaded.map(\.snippets.count), [4, 4, 4, 4, 4])
+        XCTAssertEqual(store.store.readStatementCount, start + 2)
+    }
+
+    // MARK: The snippet box graph
+
+    func testSnippetsFoldersAndTags() throws {
+        let store = try container(SnippetFolder.self)
+        do {
+            let context = ModelContext(store)
+            let swift = SnippetTag(name: "swift")
+            let folder = SnippetFolder(name: "Work")
+            let first = SnippetItem(title: "fetch")
+            let second = SnippetItem(title: "save")
+            first.tags = [swift]
+            second.tags = [swift, SnippetTag(name: "sql")]
+            folder.snippets = [first, second]
+            context.insert(folder)
+            try context.save()
+        }
+        let context = ModelContext(store)
+        let swift = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetTag>()).first { $0.name == "swift" })
+        XCTAssertEqual(Set(swift.snippets.map(\.title)), ["fetch", "save"])
+        let folder = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetFolder>()).first)
+        context.delete(folder)
+        try context.save()
+        let fresh = ModelContext(store)
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<SnippetItem>()), 0, "snippets cascade with their folder")
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<SnippetTag>()), 2, "tags stay")
+        XCTAssertTrue(try fresh.fetch(FetchDescriptor<SnippetTag>()).allSatisfy { $0.snippets.isEmpty })
+    }
+
+    func testRollbackRestoresRelationships() throws {
+        let store = try container(Budget.self)
+        let context = ModelContext(store)
+        let budget = Budget(name: "b")
+        let kept = Transaction(note: "kept", amount: 1)
+        budget.transactions = [kept]
+        context.insert(budget)
+        try context.save()
+
+        budget.transactions.append(Transaction(note: "new", amount: 2))
+        kept.budget = nil
+        context.rollback()
+        XCTAssertEqual(budget.transactions.map(\.note), ["kept"])
+        XCTAssertTrue(kept.budget === budget)
+    }
+}
