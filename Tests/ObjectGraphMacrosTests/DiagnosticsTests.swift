@@ -1,9 +1,16 @@
+import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosTestSupport
 import XCTest
 import ObjectGraphMacros
 
+/// Every error of `ObjectGraphDiagnostic`, with its exact message and position.
 final class DiagnosticsTests: XCTestCase {
+    // MARK: - @Model on something other than a class
+
+    private let modelOnNonClass =
+        "@Model can only be applied to a class; structs, enums and actors cannot be persistent models"
+
     func testModelOnStruct() {
         assertMacroExpansion(
             """
@@ -11,8 +18,13 @@ final class DiagnosticsTests: XCTestCase {
                 var title: String
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: """
+                struct Item {
+                    var title: String
+                }
+                """,
+            diagnostics: [DiagnosticSpec(message: modelOnNonClass, line: 1, column: 1)],
+            macroSpecs: testMacroSpecs
         )
     }
 
@@ -23,8 +35,13 @@ final class DiagnosticsTests: XCTestCase {
                 case plain
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: """
+                enum Kind {
+                    case plain
+                }
+                """,
+            diagnostics: [DiagnosticSpec(message: modelOnNonClass, line: 1, column: 1)],
+            macroSpecs: testMacroSpecs
         )
     }
 
@@ -35,32 +52,67 @@ final class DiagnosticsTests: XCTestCase {
                 var count: Int = 0
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: """
+                actor Store {
+                    var count: Int = 0
+                }
+                """,
+            diagnostics: [DiagnosticSpec(message: modelOnNonClass, line: 1, column: 1)],
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testMissingTypeAndInitializer() {
+    // MARK: - Properties @Model cannot persist
+
+    func testPropertyWithoutTypeOrInitializer() {
         assertMacroExpansion(
             """
             @Model final class Item {
                 var x
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        var x
+                    """,
+                metadata: [],
+                initializer: []
+            ),
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a persisted property needs a type annotation or an initial value to infer its type from",
+                    line: 2,
+                    column: 9
+                ),
+            ],
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testMultipleBindings() {
+    func testSeveralBindingsInOneDeclaration() {
         assertMacroExpansion(
             """
             @Model final class Item {
                 var a: Int, b: Int
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        var a: Int, b: Int
+                    """,
+                metadata: [],
+                initializer: []
+            ),
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "declare each persisted property on its own line: @Model cannot persist several bindings in one declaration",
+                    line: 2,
+                    column: 5
+                ),
+            ],
+            macroSpecs: testMacroSpecs
         )
     }
 
@@ -73,10 +125,28 @@ final class DiagnosticsTests: XCTestCase {
                 }
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        var x: Int {
+                            didSet {}
+                        }
+                    """,
+                metadata: [],
+                initializer: []
+            ),
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a persisted property cannot have willSet/didSet observers; use a computed property or mark it @Transient",
+                    line: 2,
+                    column: 16
+                ),
+            ],
+            macroSpecs: testMacroSpecs
         )
     }
+
+    // MARK: - @Transient
 
     func testTransientWithoutDefault() {
         assertMacroExpansion(
@@ -85,34 +155,81 @@ final class DiagnosticsTests: XCTestCase {
                 @Transient var x: Int
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        var x: Int
+                    """,
+                metadata: [],
+                initializer: []
+            ),
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a @Transient property needs a default value (or an optional type) so that fetched models can be created",
+                    line: 2,
+                    column: 5
+                ),
+            ],
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testTransientOptionalWithoutDefault() {
+    /// An optional `var` starts as nil, so it needs no default.
+    func testTransientOptionalWithoutDefaultIsAccepted() {
         assertMacroExpansion(
             """
             @Model final class Item {
                 @Transient var x: Int?
+                @Transient var y: Optional<Int>
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        var x: Int?
+                        var y: Optional<Int>
+                    """,
+                metadata: [],
+                initializer: []
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testAttributeAndRelationship() {
+    // MARK: - @Attribute and @Relationship together
+
+    func testAttributeAndRelationshipOnOneProperty() {
         assertMacroExpansion(
             """
             @Model final class Item {
-                @Attribute(.unique) @Relationship var tag: Tag?
+                @Attribute(.unique)
+                @Relationship
+                var tag: Tag?
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        var tag: Tag?
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "tag", keypath: \Item.tag, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.unique))"#,
+                ],
+                initializer: ["_tag = _ObjectGraphNoType()"]
+            ),
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a property cannot be both an @Attribute and a @Relationship",
+                    line: 2,
+                    column: 5
+                ),
+            ],
+            macroSpecs: testMacroSpecs
         )
     }
+
+    // MARK: - @ModelActor on something other than an actor
 
     func testModelActorOnClass() {
         assertMacroExpansion(
@@ -120,8 +237,14 @@ final class DiagnosticsTests: XCTestCase {
             @ModelActor final class Worker {
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: """
+                final class Worker {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(message: "@ModelActor can only be applied to an actor", line: 1, column: 1),
+            ],
+            macroSpecs: testMacroSpecs
         )
     }
 }

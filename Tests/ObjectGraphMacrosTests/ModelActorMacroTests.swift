@@ -1,3 +1,4 @@
+import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosTestSupport
 import XCTest
@@ -9,20 +10,53 @@ final class ModelActorMacroTests: XCTestCase {
             """
             @ModelActor actor Worker {}
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: """
+                actor Worker {
+
+                    nonisolated let modelExecutor: any ObjectGraph.ModelExecutor
+
+                    nonisolated let modelContainer: ObjectGraph.ModelContainer
+
+                    init(modelContainer: ObjectGraph.ModelContainer) {
+                        let modelContext = ObjectGraph.ModelContext(modelContainer)
+                        self.modelExecutor = ObjectGraph.DefaultSerialModelExecutor(modelContext: modelContext)
+                        self.modelContainer = modelContainer
+                    }
+                }
+
+                extension Worker: ObjectGraph.ModelActor {
+                }
+                """,
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testPublicActor() {
+    func testPublicActorGetsPublicMembers() {
         assertMacroExpansion(
             """
             @ModelActor public actor Worker {
                 func count() -> Int { 0 }
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: """
+                public actor Worker {
+                    func count() -> Int { 0 }
+
+                    public nonisolated let modelExecutor: any ObjectGraph.ModelExecutor
+
+                    public nonisolated let modelContainer: ObjectGraph.ModelContainer
+
+                    public init(modelContainer: ObjectGraph.ModelContainer) {
+                        let modelContext = ObjectGraph.ModelContext(modelContainer)
+                        self.modelExecutor = ObjectGraph.DefaultSerialModelExecutor(modelContext: modelContext)
+                        self.modelContainer = modelContainer
+                    }
+                }
+
+                extension Worker: ObjectGraph.ModelActor {
+                }
+                """,
+            macroSpecs: testMacroSpecs
         )
     }
 }

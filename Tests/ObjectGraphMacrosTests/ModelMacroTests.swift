@@ -1,9 +1,68 @@
+import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosTestSupport
 import XCTest
 import ObjectGraphMacros
 
+/// What `@Model` expands `Item` to, before the compiler expands the `@ObjectGraph._PersistedProperty`
+/// attributes it adds. `PersistedPropertyMacroTests` expands them from here.
+let itemModelExpansion = #"""
+    final class Item {
+        @ObjectGraph._PersistedProperty
+        var title: String
+        @ObjectGraph._PersistedProperty
+        var count: Int = 0
+
+        private var _$backingData: any ObjectGraph.BackingData<Item> = Item.createBackingData()
+
+        var persistentBackingData: any ObjectGraph.BackingData<Item> {
+            get {
+                _$backingData
+            }
+            set {
+                _$backingData = newValue
+            }
+        }
+
+        static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
+            [
+            ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil),
+            ObjectGraph.Schema.PropertyMetadata(name: "count", keypath: \Item.count, defaultValue: (0 as Int), metadata: nil)
+            ]
+        }
+
+        required init(backingData: any ObjectGraph.BackingData<Item>) {
+            _title = _ObjectGraphNoType()
+            _count = _ObjectGraphNoType()
+            self.persistentBackingData = backingData
+        }
+
+        private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
+
+        internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+            _$observationRegistrar.access(self, keyPath: keyPath)
+        }
+
+        internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+            try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+        }
+
+        struct _ObjectGraphNoType {
+        }
+    }
+
+    extension Item: ObjectGraph.PersistentModel {
+    }
+
+    extension Item: ObjectGraph._ObjectGraphObservable {
+    }
+    """#
+
 final class ModelMacroTests: XCTestCase {
+    // MARK: - All roles
+
+    /// Only `@Model` is expanded, so the `@ObjectGraph._PersistedProperty` attributes of the
+    /// member-attribute role stay visible next to the members and extensions of the other roles.
     func testItemAllRoles() {
         assertMacroExpansion(
             """
@@ -12,36 +71,192 @@ final class ModelMacroTests: XCTestCase {
                 var count: Int = 0
             }
             """,
-            expandedSource: "",
-            macros: ["Model": ModelMacro.self]
+            expandedSource: itemModelExpansion,
+            macroSpecs: ["Model": MacroSpec(type: ModelMacro.self, conformances: modelConformances)]
         )
     }
 
-    func testPublicClass() {
+    func testEmptyModel() {
+        assertMacroExpansion(
+            """
+            @Model final class Empty {
+            }
+            """,
+            expandedSource: expandedModel("Empty", members: "", metadata: [], initializer: []),
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    // MARK: - Extension role
+
+    /// The compiler passes only the conformances the class still lacks.
+    func testExtensionRoleAddsOnlyTheMissingConformances() {
+        assertMacroExpansion(
+            """
+            @Model final class Item: Observable {
+            }
+            """,
+            expandedSource: """
+                final class Item: Observable {
+
+                    private var _$backingData: any ObjectGraph.BackingData<Item> = Item.createBackingData()
+
+                    var persistentBackingData: any ObjectGraph.BackingData<Item> {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = newValue
+                        }
+                    }
+
+                    static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
+                        []
+                    }
+
+                    required init(backingData: any ObjectGraph.BackingData<Item>) {
+                        self.persistentBackingData = backingData
+                    }
+
+                    private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
+
+                    internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+                        _$observationRegistrar.access(self, keyPath: keyPath)
+                    }
+
+                    internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                        try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+
+                    struct _ObjectGraphNoType {
+                    }
+                }
+
+                extension Item: ObjectGraph.PersistentModel {
+                }
+                """,
+            macroSpecs: ["Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"])]
+        )
+    }
+
+    /// The compiler may spell the conformances with their module; only the protocol name counts.
+    func testExtensionRoleAcceptsQualifiedConformances() {
+        assertMacroExpansion(
+            """
+            @Model final class Empty {
+            }
+            """,
+            expandedSource: expandedModel("Empty", members: "", metadata: [], initializer: []),
+            macroSpecs: [
+                "Model": MacroSpec(
+                    type: ModelMacro.self,
+                    conformances: ["Observation.Observable", "ObjectGraph.PersistentModel"]
+                ),
+            ]
+        )
+    }
+
+    // MARK: - Access level
+
+    func testPublicClassGetsPublicMembers() {
         assertMacroExpansion(
             """
             @Model public final class Item {
                 public var title: String
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: #"""
+                public final class Item {
+                    @ObjectGraph._PersistedProperty
+                    public var title: String
+
+                    private var _$backingData: any ObjectGraph.BackingData<Item> = Item.createBackingData()
+
+                    public var persistentBackingData: any ObjectGraph.BackingData<Item> {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = newValue
+                        }
+                    }
+
+                    public static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
+                        [
+                        ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)
+                        ]
+                    }
+
+                    public required init(backingData: any ObjectGraph.BackingData<Item>) {
+                        _title = _ObjectGraphNoType()
+                        self.persistentBackingData = backingData
+                    }
+
+                    private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
+
+                    internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+                        _$observationRegistrar.access(self, keyPath: keyPath)
+                    }
+
+                    internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                        try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+
+                    struct _ObjectGraphNoType {
+                    }
+                }
+
+                extension Item: ObjectGraph.PersistentModel {
+                }
+
+                extension Item: ObjectGraph._ObjectGraphObservable {
+                }
+                """#,
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testPackageClass() {
+    func testOpenClassGetsPublicMembers() {
+        assertMacroExpansion(
+            """
+            @Model open class Item {
+            }
+            """,
+            expandedSource: expandedModel(
+                "Item", declaration: "open class Item", access: "public ", members: "", metadata: [], initializer: []
+            ),
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testPackageClassGetsPackageMembers() {
         assertMacroExpansion(
             """
             @Model package final class Item {
                 package var title: String
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                declaration: "package final class Item",
+                access: "package ",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        package var title: String
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)"#,
+                ],
+                initializer: ["_title = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testLetProperties() {
+    // MARK: - Kinds of properties
+
+    /// `let`s get no accessors; `init(backingData:)` assigns only those without an initial value.
+    func testLetPropertiesAreStoredInInstance() {
         assertMacroExpansion(
             """
             @Model final class Item {
@@ -49,20 +264,41 @@ final class ModelMacroTests: XCTestCase {
                 let kind: String = "plain"
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        let serial: Int
+                        let kind: String = "plain"
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "serial", keypath: \Item.serial, defaultValue: nil, metadata: nil, isStoredInInstance: true)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "kind", keypath: \Item.kind, defaultValue: ("plain" as String), metadata: nil, isStoredInInstance: true)"#,
+                ],
+                initializer: [#"self.serial = backingData.getValue(forKey: \Item.serial)"#]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testInferredTypeVar() {
+    /// Swift allows no accessors on a `var` without a type annotation, so it is stored in the instance.
+    func testVarWithInferredTypeIsStoredInInstance() {
         assertMacroExpansion(
             """
             @Model final class Item {
                 var createdAt = Date.now
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        var createdAt = Date.now
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "createdAt", keypath: \Item.createdAt, defaultValue: Date.now, metadata: nil, isStoredInInstance: true)"#,
+                ],
+                initializer: [#"self.createdAt = backingData.getValue(forKey: \Item.createdAt)"#]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
@@ -74,12 +310,26 @@ final class ModelMacroTests: XCTestCase {
                 var rating: Optional<Int> = 3
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        var note: String?
+                        @ObjectGraph._PersistedProperty
+                        var rating: Optional<Int> = 3
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "note", keypath: \Item.note, defaultValue: nil, metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "rating", keypath: \Item.rating, defaultValue: (3 as Optional<Int>), metadata: nil)"#,
+                ],
+                initializer: ["_note = _ObjectGraphNoType()", "_rating = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testTransient() {
+    /// `@Transient` expands to nothing; `@Model` leaves the property out of the schema and alone.
+    func testTransientPropertyIsLeftOutOfTheSchema() {
         assertMacroExpansion(
             """
             @Model final class Item {
@@ -87,12 +337,23 @@ final class ModelMacroTests: XCTestCase {
                 @Transient var cache: Int = 0
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        var title: String
+                        var cache: Int = 0
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)"#,
+                ],
+                initializer: ["_title = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testComputedAndStaticPropertiesLeftAlone() {
+    func testComputedStaticAndLazyPropertiesAreLeftAlone() {
         assertMacroExpansion(
             """
             @Model final class Item {
@@ -102,51 +363,33 @@ final class ModelMacroTests: XCTestCase {
                     get { title + "!" }
                     set { title = newValue }
                 }
-                static var defaultTitle: String = "Untitled"
-                static let version = 2
+                static let defaultTitle = "Untitled"
+                static var version: Int { 2 }
+                class var kind: String { "item" }
                 lazy var formatter: Formatter = Formatter()
             }
             """,
-            expandedSource: "",
-            macros: testMacros
-        )
-    }
-
-    func testAttributeMetadata() {
-        assertMacroExpansion(
-            """
-            @Model final class Item {
-                @Attribute(.unique, originalName: "old") var name: String
-            }
-            """,
-            expandedSource: "",
-            macros: testMacros
-        )
-    }
-
-    func testRelationshipMetadata() {
-        assertMacroExpansion(
-            """
-            @Model final class Item {
-                @Relationship(deleteRule: .cascade, inverse: \\Tag.items) var tags: [Tag] = []
-            }
-            """,
-            expandedSource: "",
-            macros: testMacros
-        )
-    }
-
-    func testModelNestedInEnum() {
-        assertMacroExpansion(
-            """
-            enum V1 {
-                @Model final class Note {
-                    var text: String
-                }
-            }
-            """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        var title: String
+                        var upperTitle: String { title.uppercased() }
+                        var shout: String {
+                            get { title + "!" }
+                            set { title = newValue }
+                        }
+                        static let defaultTitle = "Untitled"
+                        static var version: Int { 2 }
+                        class var kind: String { "item" }
+                        lazy var formatter: Formatter = Formatter()
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)"#,
+                ],
+                initializer: ["_title = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
@@ -157,19 +400,154 @@ final class ModelMacroTests: XCTestCase {
                 var id: UUID
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        var id: UUID
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "id", keypath: \Item.id, defaultValue: nil, metadata: nil)"#,
+                ],
+                initializer: ["_id = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
         )
     }
 
-    func testEmptyModel() {
+    // MARK: - @Attribute and @Relationship
+
+    func testAttributeBecomesSchemaAttribute() {
         assertMacroExpansion(
             """
-            @Model final class Empty {
+            @Model final class Item {
+                @Attribute(.unique, originalName: "old") var name: String
             }
             """,
-            expandedSource: "",
-            macros: testMacros
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty var name: String
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "name", keypath: \Item.name, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.unique, originalName: "old"))"#,
+                ],
+                initializer: ["_name = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    /// An `@Attribute` without arguments, and one spelled with its module, which the test expansion
+    /// leaves in place (the compiler expands it to nothing as well).
+    func testAttributeWithoutArgumentsAndQualifiedAttribute() {
+        assertMacroExpansion(
+            """
+            @Model final class Item {
+                @Attribute var plain: Int = 1
+                @ObjectGraph.Attribute(.externalStorage) var blob: Data
+            }
+            """,
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty var plain: Int = 1
+                        @ObjectGraph.Attribute(.externalStorage)
+                        @ObjectGraph._PersistedProperty var blob: Data
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "plain", keypath: \Item.plain, defaultValue: (1 as Int), metadata: ObjectGraph.Schema.Attribute())"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "blob", keypath: \Item.blob, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.externalStorage))"#,
+                ],
+                initializer: ["_plain = _ObjectGraphNoType()", "_blob = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testRelationshipBecomesSchemaRelationship() {
+        assertMacroExpansion(
+            #"""
+            @Model final class Item {
+                @Relationship(deleteRule: .cascade, inverse: \Tag.items) var tags: [Tag] = []
+            }
+            """#,
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                        @ObjectGraph._PersistedProperty var tags: [Tag] = []
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "tags", keypath: \Item.tags, defaultValue: ([] as [Tag]), metadata: ObjectGraph.Schema.Relationship(deleteRule: .cascade, inverse: \Tag.items))"#,
+                ],
+                initializer: ["_tags = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    // MARK: - Nesting
+
+    /// Inside the class its plain name is enough; the extensions need the qualified one.
+    func testModelNestedInEnum() {
+        assertMacroExpansion(
+            """
+            enum V1 {
+                @Model final class Note {
+                    var text: String
+                }
+            }
+            """,
+            expandedSource: #"""
+                enum V1 {
+                    final class Note {
+                        @ObjectGraph._PersistedProperty
+                        var text: String
+
+                        private var _$backingData: any ObjectGraph.BackingData<Note> = Note.createBackingData()
+
+                        var persistentBackingData: any ObjectGraph.BackingData<Note> {
+                            get {
+                                _$backingData
+                            }
+                            set {
+                                _$backingData = newValue
+                            }
+                        }
+
+                        static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
+                            [
+                            ObjectGraph.Schema.PropertyMetadata(name: "text", keypath: \Note.text, defaultValue: nil, metadata: nil)
+                            ]
+                        }
+
+                        required init(backingData: any ObjectGraph.BackingData<Note>) {
+                            _text = _ObjectGraphNoType()
+                            self.persistentBackingData = backingData
+                        }
+
+                        private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
+
+                        internal nonisolated func access<_M>(keyPath: KeyPath<Note, _M>) {
+                            _$observationRegistrar.access(self, keyPath: keyPath)
+                        }
+
+                        internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Note, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                            try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        }
+
+                        struct _ObjectGraphNoType {
+                        }
+                    }
+                }
+
+                extension V1.Note: ObjectGraph.PersistentModel {
+                }
+
+                extension V1.Note: ObjectGraph._ObjectGraphObservable {
+                }
+                """#,
+            macroSpecs: testMacroSpecs
         )
     }
 }

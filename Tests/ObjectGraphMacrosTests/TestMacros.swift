@@ -1,8 +1,9 @@
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import ObjectGraphMacros
 
-/// Every macro of ObjectGraph under the name the `ObjectGraph` module declares it with,
-/// so that a test expands a model the way the compiler does.
+/// Every macro of ObjectGraph under the name the `ObjectGraph` module declares it with.
 let testMacros: [String: Macro.Type] = [
     "Model": ModelMacro.self,
     "_PersistedProperty": PersistedPropertyMacro.self,
@@ -11,3 +12,83 @@ let testMacros: [String: Macro.Type] = [
     "Transient": TransientMacro.self,
     "ModelActor": ModelActorMacro.self,
 ]
+
+/// The conformances the compiler passes to the extension role of `@Model` for a class that has none
+/// of them yet: those of `@attached(extension, conformances: Observable, PersistentModel)`, spelled as
+/// in that declaration (checked with `SWIFT_DUMP_PLUGIN_MESSAGING=1`). Without them the extension role
+/// generates nothing, as it does for a class that already conforms to both protocols.
+let modelConformances: [TypeSyntax] = ["Observable", "PersistentModel"]
+
+/// `testMacros` with the conformances the compiler passes to the extension roles of `@Model` and
+/// `@ModelActor`, so that their extensions are generated as in a real build.
+let testMacroSpecs: [String: MacroSpec] = testMacros.mapValues { macro in
+    switch macro {
+    case is ModelMacro.Type: MacroSpec(type: macro, conformances: modelConformances)
+    case is ModelActorMacro.Type: MacroSpec(type: macro, conformances: ["ModelActor"])
+    default: MacroSpec(type: macro)
+    }
+}
+
+/// The source `@Model` expands a top-level class to, for tests that check only some parts of it:
+/// the class's own members as written (with any `@ObjectGraph._PersistedProperty` the member-attribute
+/// role adds), then the members the member role generates around `metadata` (the entries of
+/// `schemaMetadata`) and `initializer` (the lines of `init(backingData:)` before the backing data is
+/// set), then the extensions of the extension role.
+///
+/// `ModelMacroTests.testItemAllRoles` spells out a whole expansion without this helper.
+func expandedModel(
+    _ name: String,
+    declaration: String? = nil,
+    access: String = "",
+    members: String,
+    metadata: [String],
+    initializer: [String]
+) -> String {
+    let metadataList = metadata.isEmpty
+        ? "        []"
+        : "        [\n" + metadata.map { "        " + $0 }.joined(separator: ",\n") + "\n        ]"
+    let initializerLines = (initializer + ["self.persistentBackingData = backingData"])
+        .map { "        " + $0 }.joined(separator: "\n")
+    return """
+        \(declaration ?? "final class \(name)") {
+        \(members.isEmpty ? "" : members + "\n")
+            private var _$backingData: any ObjectGraph.BackingData<\(name)> = \(name).createBackingData()
+
+            \(access)var persistentBackingData: any ObjectGraph.BackingData<\(name)> {
+                get {
+                    _$backingData
+                }
+                set {
+                    _$backingData = newValue
+                }
+            }
+
+            \(access)static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
+        \(metadataList)
+            }
+
+            \(access)required init(backingData: any ObjectGraph.BackingData<\(name)>) {
+        \(initializerLines)
+            }
+
+            private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
+
+            internal nonisolated func access<_M>(keyPath: KeyPath<\(name), _M>) {
+                _$observationRegistrar.access(self, keyPath: keyPath)
+            }
+
+            internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<\(name), _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+            }
+
+            struct _ObjectGraphNoType {
+            }
+        }
+
+        extension \(name): ObjectGraph.PersistentModel {
+        }
+
+        extension \(name): ObjectGraph._ObjectGraphObservable {
+        }
+        """
+}

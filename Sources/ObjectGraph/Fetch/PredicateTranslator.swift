@@ -2,11 +2,411 @@ import Foundation
 import GRDB
 
 /// Translates a Foundation `Predicate` into a SQL condition on one entity's table.
+///
+/// Each `PredicateExpressions` node type translates itself (see `PredicateExpressions+SQL.swift`),
+/// as swift-foundation's own conversions do. Sub-trees without a variable are evaluated once and
+/// bound as parameters: no value is ever spliced into the SQL text. What cannot be translated
+/// throws `SwiftDataError.unsupportedPredicate`, naming the node; nothing falls back to filtering
+/// a whole table in memory.
 enum PredicateTranslator {
     static func translate<T: PersistentModel>(_ predicate: Predicate<T>, layout: EntityLayout) throws -> SQLFragment {
-        throw SwiftDataError(
-            .unsupportedPredicate,
-            "predicates on \(layout.name) cannot be translated to SQL yet: fetch without a predicate",
-            entity: layout.name)
+        let translation = PredicateTranslation(layout: layout)
+        translation.bind(predicate.variable.key, to: .entity(EntityReference(root: layout)))
+        return try translation.condition(predicate.expression)
     }
+}
+
+/// A model reached by a predicate: the table it is in, and an SQL expression giving its primary key.
+struct EntityReference {
+    let layout: EntityLayout
+    /// The table alias when the model's own row is in the query (the root, or an element of a
+    /// to-many subquery); nil when the model is reached through a key, and read by subquery.
+    let alias: String?
+    let key: SQLFragment
+
+    init(root layout: EntityLayout, alias: String = RowQuery.alias) {
+        self.layout = layout
+        self.alias = alias
+        self.key = SQLFragment("\(alias.quotedIdentifier).\"_pk\"")
+    }
+
+    init(layout: EntityLayout, key: SQLFragment) {
+        self.layout = layout
+        self.alias = nil
+        self.key = key
+    }
+}
+
+extension SQLFragment {
+    /// True for a lone bound NULL: a captured nil.
+    var isNullParameter: Bool { sql == "?" && arguments.count == 1 && arguments[0].isNull }
+}
+
+/// A to-many relationship reached by a predicate, with any `filter` applied to it.
+struct ToManyReference {
+    let mapping: RelationshipMapping
+    let ownerKey: SQLFragment
+    var filters: [(variable: PredicateExpressions.VariableID, expression: Any)] = []
+}
+
+/// What a translated sub-expression stands for.
+enum SQLTerm {
+    /// A SQL value; `codec` encodes Swift values compared with it, when it is a stored attribute.
+    case value(SQLFragment, codec: AttributeCodec?)
+    case condition(SQLFragment)
+    case entity(EntityReference)
+    case toMany(ToManyReference)
+    /// A model's `persistentModelID`: its key, and its entity's name.
+    case identifier(SQLFragment, entity: String)
+    /// A Swift value computed from captured values, not yet encoded.
+    case constant(Any)
+}
+
+/// The state of one translation: variables in scope and aliases in use.
+final class PredicateTranslation {
+    let rootLayout: EntityLayout
+    private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
+    private var aliasCounter = 0
+
+    init(layout: EntityLayout) {
+        self.rootLayout = layout
+    }
+
+    func bind(_ variable: PredicateExpressions.VariableID, to term: SQLTerm) {
+        variables[variable] = term
+    }
+
+    func lookup(_ variable: PredicateExpressions.VariableID) throws -> SQLTerm {
+        guard let term = variables[variable] else {
+            throw SwiftDataError(.unsupportedPredicate, "the predicate uses a variable that is not in scope")
+        }
+        return term
+    }
+
+    func newAlias() -> String {
+        aliasCounter += 1
+        return "t\(aliasCounter)"
+    }
+
+    // MARK: Translating nodes
+
+    /// Translates any node: by its own conformance, or, when it has no variable, by evaluating it once.
+    func term(_ expression: Any) throws -> SQLTerm {
+        if let node = expression as? any SQLTranslatableExpression {
+            return try node.sqlTerm(in: self)
+        }
+        if let constant = try? Self.evaluateWithoutVariables(expression) {
+            return .constant(constant)
+        }
+        throw unsupported(expression)
+    }
+
+    /// Translates a node that must be a condition (an `&&` operand, the predicate itself).
+    func condition(_ expression: Any) throws -> SQLFragment {
+        try condition(of: term(expression), from: expression)
+    }
+
+    func condition(of term: SQLTerm, from expression: Any) throws -> SQLFragment {
+        switch term {
+        case .condition(let fragment):
+            return fragment
+        case .value(let fragment, _):
+            return SQLFragment("(\(fragment.sql) IS 1)", fragment.arguments)
+        case .constant(let value):
+            guard let flag = value as? Bool else { throw unsupported(expression) }
+            return SQLFragment(flag ? "1" : "0")
+        default:
+            throw unsupported(expression)
+        }
+    }
+
+    /// Translates a node that must be a SQL value; constants are encoded with `codec` when given.
+    func value(_ expression: Any, codec: AttributeCodec? = nil) throws -> (fragment: SQLFragment, codec: AttributeCodec?) {
+        try value(of: term(expression), from: expression, codec: codec)
+    }
+
+    func value(of term: SQLTerm, from expression: Any, codec: AttributeCodec? = nil) throws -> (fragment: SQLFragment, codec: AttributeCodec?) {
+        switch term {
+        case .value(let fragment, let ownCodec):
+            return (fragment, ownCodec)
+        case .condition(let fragment):
+            return (fragment, nil)
+        case .constant(let constant):
+            return (SQLFragment("?", [try encode(constant, with: codec)]), codec)
+        case .identifier(let key, _):
+            return (key, nil)
+        case .entity(let reference):
+            return (reference.key, nil)
+        case .toMany:
+            throw unsupported(expression)
+        }
+    }
+
+    /// Encodes a captured value for comparison with a column: with the column's codec, so that an
+    /// enum case becomes its raw value and a date its number, or else by the value's own type.
+    func encode(_ constant: Any, with codec: AttributeCodec?) throws -> DatabaseValue {
+        if let optional = constant as? any _OptionalValue {
+            guard let wrapped = optional.wrappedAny else { return .null }
+            if let codec, codec.isOptional { return try codec.encode(constant) }
+            return try encode(wrapped, with: codec)
+        }
+        if let codec {
+            do {
+                return try codec.encode(constant)
+            } catch {
+                if let codec = AttributeCodec.make(for: type(of: constant)) { return try codec.encode(constant) }
+                throw error
+            }
+        }
+        if let identifier = constant as? PersistentIdentifier { return identifier.primaryKey?.databaseValue ?? .null }
+        guard let codec = AttributeCodec.make(for: type(of: constant)) else {
+            throw SwiftDataError(.unsupportedPredicate, "a captured value of type \(type(of: constant)) cannot be compared in SQL")
+        }
+        return try codec.encode(constant)
+    }
+
+    func unsupported(_ expression: Any, detail: String? = nil) -> SwiftDataError {
+        let name = String(describing: type(of: expression))
+        return SwiftDataError(
+            .unsupportedPredicate,
+            "a predicate on \(rootLayout.name) uses \(name), which ObjectGraph cannot translate to SQL"
+                + (detail.map { ": \($0)" } ?? ""),
+            entity: rootLayout.name)
+    }
+
+    static func evaluateWithoutVariables(_ expression: Any) throws -> Any {
+        guard let expression = expression as? any PredicateExpression else {
+            throw SwiftDataError(.unsupportedPredicate, "\(type(of: expression)) is not a predicate expression")
+        }
+        return try evaluate(expression)
+    }
+
+    private static func evaluate<E: PredicateExpression>(_ expression: E) throws -> Any {
+        try expression.evaluate(PredicateBindings())
+    }
+
+    // MARK: Shapes shared by several nodes
+
+    /// `==` and `!=`: NULL-safe, by key for models, by the column's codec for captured values.
+    func equality(_ lhs: Any, _ rhs: Any, negated: Bool, node: Any) throws -> SQLTerm {
+        let left = try term(lhs)
+        let right = try term(rhs)
+        if case .constant = left, case .constant = right {
+            return .constant(try Self.evaluateWithoutVariables(node))
+        }
+        if case .identifier(let key, let entity) = left, case .constant(let constant) = right {
+            return .condition(try identifierTest(key: key, entity: entity, constant: constant, negated: negated))
+        }
+        if case .constant(let constant) = left, case .identifier(let key, let entity) = right {
+            return .condition(try identifierTest(key: key, entity: entity, constant: constant, negated: negated))
+        }
+        let left_ = try value(of: left, from: lhs, codec: codec(of: right))
+        let right_ = try value(of: right, from: rhs, codec: codec(of: left))
+        for (operand, other) in [(left_.fragment, right_.fragment), (right_.fragment, left_.fragment)] where other.isNullParameter {
+            return .condition(SQLFragment("(\(operand.sql) IS \(negated ? "NOT " : "")NULL)", operand.arguments))
+        }
+        // `=` lets SQLite use an index against a captured value; `IS NOT` keeps `nil != value` true, as in Swift.
+        let isConstantTest = right_.fragment.sql == "?" || left_.fragment.sql == "?"
+        let op = negated ? "IS NOT" : (isConstantTest ? "=" : "IS")
+        return .condition(SQLFragment(
+            "(\(left_.fragment.sql) \(op) \(right_.fragment.sql))", left_.fragment.arguments + right_.fragment.arguments))
+    }
+
+    func codec(of term: SQLTerm) -> AttributeCodec? {
+        if case .value(_, let codec) = term { return codec }
+        return nil
+    }
+
+    private func identifierTest(key: SQLFragment, entity: String, constant: Any, negated: Bool) throws -> SQLFragment {
+        let identifier = (constant as? PersistentIdentifier) ?? ((constant as? any _OptionalValue)?.wrappedAny as? PersistentIdentifier)
+        guard let identifier else {
+            return SQLFragment("(\(key.sql) IS \(negated ? "NOT " : "")NULL)", key.arguments)
+        }
+        guard identifier.entityName == entity, let primaryKey = identifier.primaryKey else {
+            return SQLFragment(negated ? "1" : "0")
+        }
+        return SQLFragment("(\(key.sql) IS \(negated ? "NOT " : "")?)", key.arguments + [primaryKey.databaseValue])
+    }
+
+    /// A binary operator on two values; a captured value takes the codec of the other side.
+    func binary(_ lhs: Any, _ rhs: Any, node: Any, combine: (String, String) -> String) throws -> SQLTerm {
+        let left = try term(lhs)
+        let right = try term(rhs)
+        if case .constant = left, case .constant = right {
+            return .constant(try Self.evaluateWithoutVariables(node))
+        }
+        let (leftSQL, _) = try value(of: left, from: lhs, codec: codec(of: right))
+        let (rightSQL, _) = try value(of: right, from: rhs, codec: codec(of: left))
+        return .value(SQLFragment(combine(leftSQL.sql, rightSQL.sql), leftSQL.arguments + rightSQL.arguments), codec: nil)
+    }
+
+    // MARK: Key paths
+
+    /// `root.keyPath`, where the root is a model, a to-many relationship or a stored value.
+    func keyPath(_ keyPath: AnyKeyPath, on root: SQLTerm, node: Any) throws -> SQLTerm {
+        switch root {
+        case .entity(let reference):
+            return try member(keyPath, of: reference, node: node)
+        case .toMany(let reference):
+            if keyPath == reference.mapping.countKeyPath {
+                return .value(try countQuery(of: reference), codec: nil)
+            }
+            if keyPath == reference.mapping.isEmptyKeyPath {
+                let exists = try existsQuery(of: reference, condition: nil)
+                return .condition(SQLFragment("NOT \(exists.sql)", exists.arguments))
+            }
+            throw unsupported(node, detail: "only count and isEmpty can be read from the to-many relationship \(reference.mapping.slot.name)")
+        case .value(let fragment, let codec):
+            return try valueMember(keyPath, of: fragment, codec: codec, node: node)
+        case .constant(let constant):
+            guard let result = constant[keyPath: keyPath] else { throw unsupported(node) }
+            return .constant(result)
+        default:
+            throw unsupported(node)
+        }
+    }
+
+    private func member(_ keyPath: AnyKeyPath, of reference: EntityReference, node: Any) throws -> SQLTerm {
+        let layout = reference.layout
+        if keyPath == layout.persistentModelIDKeyPath {
+            return .identifier(reference.key, entity: layout.name)
+        }
+        guard let slot = layout.slot(for: keyPath) else {
+            throw unsupported(node, detail: "\(keyPath) is not a stored property of \(layout.name) (computed and @Transient properties are not in the store)")
+        }
+        if slot.relationship != nil {
+            let mapping = layout.mapping(for: slot)
+            if slot.isForeignKey {
+                return .entity(EntityReference(layout: mapping.destination, key: column(slot.name, of: reference)))
+            }
+            return .toMany(ToManyReference(mapping: mapping, ownerKey: reference.key))
+        }
+        guard let codec = slot.codec else {
+            throw unsupported(node, detail: "\(layout.name).\(slot.name) is not stored")
+        }
+        if slot.isExternalStorage {
+            throw unsupported(node, detail: "\(layout.name).\(slot.name) uses external storage and cannot be filtered on")
+        }
+        return .value(column(slot.name, of: reference), codec: codec)
+    }
+
+    /// A column of a model: read directly when its row is in the query, else by key.
+    private func column(_ name: String, of reference: EntityReference) -> SQLFragment {
+        if let alias = reference.alias {
+            return SQLFragment("\(alias.quotedIdentifier).\(name.quotedIdentifier)")
+        }
+        let alias = newAlias().quotedIdentifier
+        return SQLFragment(
+            "(SELECT \(alias).\(name.quotedIdentifier) FROM \(reference.layout.name.quotedIdentifier) AS \(alias) WHERE \(alias).\"_pk\" = \(reference.key.sql))",
+            reference.key.arguments)
+    }
+
+    private func valueMember(_ keyPath: AnyKeyPath, of fragment: SQLFragment, codec: AttributeCodec?, node: Any) throws -> SQLTerm {
+        let rootType = type(of: keyPath).rootType
+        if keyPath == \String.count {
+            return .value(SQLFragment("length(\(fragment.sql))", fragment.arguments), codec: nil)
+        }
+        if keyPath == \String.isEmpty {
+            return .condition(SQLFragment("(\(fragment.sql) = '')", fragment.arguments))
+        }
+        if let array = rootType as? any _ModelArray.Type {
+            if keyPath == array._countKeyPath {
+                return .value(SQLFragment("json_array_length(\(fragment.sql))", fragment.arguments), codec: nil)
+            }
+            if keyPath == array._isEmptyKeyPath {
+                return .condition(SQLFragment("(json_array_length(\(fragment.sql)) = 0)", fragment.arguments))
+            }
+        }
+        if let raw = rootType as? any RawRepresentable.Type, type(of: keyPath).valueType == raw._rawValueType,
+           let codec, codec.columnType != "TEXT" || raw._rawValueType == String.self {
+            // Enums with a raw value are stored as that raw value: `.rawValue` is the column itself.
+            return .value(fragment, codec: AttributeCodec.make(for: type(of: keyPath).valueType))
+        }
+        // A member of a Codable value stored as JSON: its name is the last component of the key path.
+        let description = String(describing: keyPath)
+        guard !description.contains("<"), let dot = description.lastIndex(of: "."),
+              codec?.columnType == "TEXT" || codec == nil else {
+            throw unsupported(node, detail: "\(keyPath) cannot be read in SQL")
+        }
+        let name = String(description[description.index(after: dot)...])
+        return .value(
+            SQLFragment("json_extract(\(fragment.sql), ?)", fragment.arguments + ["$.\(name)".databaseValue]),
+            codec: .jsonMember)
+    }
+
+    // MARK: To-many relationships
+
+    /// `FROM … WHERE` of the related rows of a to-many relationship, with the element under `alias`.
+    private func relatedRows(of reference: ToManyReference, alias: String) throws -> SQLFragment {
+        let destination = reference.mapping.destination.name.quotedIdentifier
+        let quoted = alias.quotedIdentifier
+        var fragment: SQLFragment
+        switch reference.mapping.storage {
+        case .inverseForeignKey(let column):
+            fragment = SQLFragment(
+                "FROM \(destination) AS \(quoted) WHERE \(quoted).\(column.quotedIdentifier) = \(reference.ownerKey.sql)",
+                reference.ownerKey.arguments)
+        case .joinTable(let table):
+            let join = newAlias().quotedIdentifier
+            fragment = SQLFragment(
+                "FROM \(table.name.quotedIdentifier) AS \(join) JOIN \(destination) AS \(quoted) "
+                    + "ON \(quoted).\"_pk\" = \(join).\(table.otherColumn.quotedIdentifier) "
+                    + "WHERE \(join).\(table.ownColumn.quotedIdentifier) = \(reference.ownerKey.sql)",
+                reference.ownerKey.arguments)
+        case .foreignKey:
+            throw SwiftDataError(.unsupportedPredicate, "\(reference.mapping.slot.name) is not a to-many relationship")
+        }
+        let element = EntityReference(root: reference.mapping.destination, alias: alias)
+        for filter in reference.filters {
+            bind(filter.variable, to: .entity(element))
+            let test = try condition(filter.expression)
+            fragment = SQLFragment(fragment.sql + " AND \(test.sql)", fragment.arguments + test.arguments)
+        }
+        return fragment
+    }
+
+    func existsQuery(of reference: ToManyReference, condition test: (PredicateExpressions.VariableID, Any)?) throws -> SQLFragment {
+        let alias = newAlias()
+        var rows = try relatedRows(of: reference, alias: alias)
+        if let (variable, expression) = test {
+            bind(variable, to: .entity(EntityReference(root: reference.mapping.destination, alias: alias)))
+            let condition = try condition(expression)
+            rows = SQLFragment(rows.sql + " AND \(condition.sql)", rows.arguments + condition.arguments)
+        }
+        return SQLFragment("EXISTS (SELECT 1 \(rows.sql))", rows.arguments)
+    }
+
+    func countQuery(of reference: ToManyReference) throws -> SQLFragment {
+        let rows = try relatedRows(of: reference, alias: newAlias())
+        return SQLFragment("(SELECT COUNT(*) \(rows.sql))", rows.arguments)
+    }
+}
+
+// MARK: Key paths built for a type known only at run time
+
+extension EntityLayout {
+    var persistentModelIDKeyPath: AnyKeyPath { Self.identifierKeyPath(modelType) }
+
+    private static func identifierKeyPath<T: PersistentModel>(_ type: T.Type) -> AnyKeyPath {
+        \T.persistentModelID
+    }
+}
+
+extension RelationshipMapping {
+    /// `\[Destination].count` and `\[Destination].isEmpty` (or their optional-array forms' inner key paths).
+    var countKeyPath: AnyKeyPath? { arrayType?._countKeyPath }
+    var isEmptyKeyPath: AnyKeyPath? { arrayType?._isEmptyKeyPath }
+
+    private var arrayType: (any _ModelArray.Type)? {
+        var type = slot.valueType
+        if let optional = type as? any _OptionalValue.Type { type = optional.wrappedType }
+        return type as? any _ModelArray.Type
+    }
+}
+
+extension RawRepresentable {
+    /// A key path from a raw-representable type to a value of its raw type can only be `rawValue`
+    /// among stored properties (a `\T.rawValue` built generically names the protocol requirement and
+    /// does not compare equal to the concrete one).
+    static var _rawValueType: Any.Type { RawValue.self }
 }

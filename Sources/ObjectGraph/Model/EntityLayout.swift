@@ -196,12 +196,16 @@ extension Optional: _OptionalValue {
 /// Recognises `[Model]` at run time, for to-many relationships, and builds such arrays from models.
 public protocol _ModelArray {
     static var modelType: (any PersistentModel.Type)? { get }
+    static var _countKeyPath: AnyKeyPath { get }
+    static var _isEmptyKeyPath: AnyKeyPath { get }
     static func _make(from models: [AnyObject]) -> Any
     var _models: [AnyObject] { get }
 }
 
 extension Array: _ModelArray {
     public static var modelType: (any PersistentModel.Type)? { Element.self as? any PersistentModel.Type }
+    public static var _countKeyPath: AnyKeyPath { \[Element].count }
+    public static var _isEmptyKeyPath: AnyKeyPath { \[Element].isEmpty }
     public static func _make(from models: [AnyObject]) -> Any { models.compactMap { $0 as? Element } }
     public var _models: [AnyObject] { compactMap { $0 as AnyObject } }
 }

@@ -21,7 +21,10 @@ struct AttributeCodec: @unchecked Sendable {
                 columnType: wrapped.columnType,
                 isOptional: true,
                 encode: { value in
-                    guard let inner = (value as? any _OptionalValue)?.wrappedAny else { return .null }
+                    // A non-optional value of the wrapped type is accepted too: predicates compare
+                    // optional columns with plain captured values.
+                    guard let optional = value as? any _OptionalValue else { return try wrapped.encode(value) }
+                    guard let inner = optional.wrappedAny else { return .null }
                     return try wrapped.encode(inner)
                 },
                 decode: { stored in
@@ -98,12 +101,47 @@ struct AttributeCodec: @unchecked Sendable {
 }
 
 enum JSONCoding {
+    // Dates inside JSON are seconds since 1970, like Date columns, so that predicates compare them alike.
     nonisolated(unsafe) static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
     }()
-    nonisolated(unsafe) static let decoder = JSONDecoder()
+    nonisolated(unsafe) static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
+}
+
+extension AttributeCodec {
+    /// Encodes a value the way it appears inside a JSON column, as `json_extract` returns it:
+    /// strings as TEXT, numbers as INTEGER or REAL, booleans as 0 or 1.
+    static let jsonMember = AttributeCodec(
+        columnType: "",
+        isOptional: true,
+        encode: { value in
+            if let optional = value as? any _OptionalValue, optional.wrappedAny == nil { return .null }
+            guard let encodable = value as? any Encodable else {
+                throw SwiftDataError(.unsupportedPredicate, "\(type(of: value)) cannot be compared with a stored JSON member")
+            }
+            let text = String(decoding: try JSONCoding.encoder.encode(encodable), as: UTF8.self)
+            switch text {
+            case "true": return 1.databaseValue
+            case "false": return 0.databaseValue
+            case "null": return .null
+            default:
+                if let integer = Int64(text) { return integer.databaseValue }
+                if let double = Double(text) { return double.databaseValue }
+                if text.hasPrefix("\""),
+                   let string = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as? String {
+                    return string.databaseValue
+                }
+                return text.databaseValue
+            }
+        },
+        decode: { $0 })
 }
 
 /// A Swift type stored in a single column as a SQLite primitive.

@@ -28,9 +28,10 @@ final class SQLiteStore: @unchecked Sendable {
         var grdbConfiguration = Configuration()
         grdbConfiguration.label = "ObjectGraph"
         grdbConfiguration.foreignKeysEnabled = true
-        if sqlDebug {
-            let traceLogger = logger
-            grdbConfiguration.prepareDatabase { db in
+        let traceLogger: Logger? = sqlDebug ? logger : nil
+        grdbConfiguration.prepareDatabase { db in
+            StringFunctions.register(in: db)
+            if let traceLogger {
                 db.trace(options: .profile) { event in
                     traceLogger.debug("\(event.expandedDescription)")
                 }
