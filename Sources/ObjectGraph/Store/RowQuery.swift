@@ -27,17 +27,19 @@ struct RowQuery {
         return (sql, arguments)
     }
 
-    /// Translates sort descriptors to ORDER BY terms on the entity's columns.
+    /// Translates sort descriptors to ORDER BY terms: attributes, enum raw values and to-one paths.
     static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], layout: EntityLayout) throws -> [String] {
         try descriptors.map { descriptor in
-            guard let keyPath = descriptor.keyPath, let slot = layout.slot(for: keyPath), slot.isColumn else {
+            guard let keyPath = descriptor.keyPath,
+                  let term = SortKeyPathResolver.orderTerm(for: keyPath, in: layout) else {
                 throw SwiftDataError(
                     .unsupportedSortDescriptor,
                     "cannot sort \(layout.name) by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
-                        + "only stored attributes of \(layout.name) can be sorted on",
+                        + "sort on stored attributes of \(layout.name) or of models it refers to",
                     entity: layout.name)
             }
-            return "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier) \(descriptor.order == .forward ? "ASC" : "DESC")"
+            // Foundation puts nil first in forward order; so does SQLite's ASC.
+            return "\(term) \(descriptor.order == .forward ? "ASC" : "DESC")"
         }
     }
 }

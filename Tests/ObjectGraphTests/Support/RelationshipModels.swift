@@ -159,3 +159,40 @@ final class HandWrittenRight: PersistentModel {
         set { setValue(forKey: \.left, to: newValue) }
     }
 }
+
+/// Random data for the property-style predicate test.
+@Model final class Specimen {
+    var label: String
+    var number: Int
+    var ratio: Double
+    var maybe: Int?
+    var genre: Genre
+    var seen: Date
+    var group: SpecimenGroup?
+    @Relationship(inverse: \SpecimenMark.specimens) var marks: [SpecimenMark] = []
+
+    init(label: String, number: Int, ratio: Double, maybe: Int?, genre: Genre, seen: Date) {
+        self.label = label
+        self.number = number
+        self.ratio = ratio
+        self.maybe = maybe
+        self.genre = genre
+        self.seen = seen
+    }
+}
+
+@Model final class SpecimenGroup {
+    var name: String
+    var rank: Int
+    var specimens: [Specimen] = []
+    init(name: String, rank: Int) {
+        self.name = name
+        self.rank = rank
+    }
+}
+
+@Model final class SpecimenMark {
+    var name: String
+    var specimens: [Specimen] = []
+    init(name: String) { self.name = name }
+}

@@ -1,0 +1,153 @@
+import Foundation
+@testable import ObjectGraph
+import XCTest
+
+/// For random data and a few hundred random predicates over attributes and relationships, the rows
+/// SQL selects are the rows `Predicate.evaluate` keeps in memory.
+final class RandomPredicateTests: PredicateTestCase {
+    typealias Root = PredicateExpressions.Variable<Specimen>
+
+    func testSQLAgreesWithInMemoryEvaluation() throws {
+        try open(Specimen.self)
+        var random = SeededGenerator(seed: 20_261_122)
+        let groups = (0..<4).map { SpecimenGroup(name: "g\($0)", rank: $0) }
+        let marks = (0..<5).map { SpecimenMark(name: "m\($0)") }
+        let words = ["alpha", "beta", "gamma", "delta", "Alpha"]
+        for index in 0..<120 {
+            let specimen = Specimen(
+                label: words[Int.random(in: 0..<words.count, using: &random)] + "\(index % 7)",
+                number: Int.random(in: -5...5, using: &random),
+                ratio: Double(Int.random(in: -20...20, using: &random)) / 4,
+                maybe: Bool.random(using: &random) ? nil : Int.random(in: 0...3, using: &random),
+                genre: Genre.allCases[Int.random(in: 0..<3, using: &random)],
+                seen: Date(timeIntervalSince1970: Double(Int.random(in: 0...10, using: &random)) * 1000))
+            if Int.random(in: 0..<5, using: &random) > 0 { specimen.group = groups[Int.random(in: 0..<4, using: &random)] }
+            specimen.marks = marks.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
+            context.insert(specimen)
+        }
+        try context.save()
+
+        let reader = ModelContext(container)
+        let all = try reader.fetch(FetchDescriptor<Specimen>())
+        var nonTrivial = 0
+        for round in 0..<300 {
+            let tree = randomCondition(depth: 3, using: &random)
+            let predicate = Predicate<Specimen> { root in AnyCondition(tree(root)) }
+            let fromSQL = Set(try reader.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID))
+            let inMemory = Set(try all.filter { try predicate.evaluate($0) }.map(\.persistentModelID))
+            let generatedSQL = try sql(predicate)
+            XCTAssertEqual(fromSQL.symmetricDifference(inMemory).map(\.description).sorted(), [],
+                           "round \(round): models where SQL and evaluate disagree for \(generatedSQL)")
+            if !fromSQL.isEmpty && fromSQL.count < all.count { nonTrivial += 1 }
+        }
+        XCTAssertGreaterThan(nonTrivial, 100, "most generated predicates select some rows but not all")
+    }
+
+    // MARK: Generating predicates
+
+    private typealias Condition = (Root) -> any StandardPredicateExpression<Bool>
+
+    private func randomCondition(depth: Int, using random: inout SeededGenerator) -> Condition {
+        if depth == 0 || Int.random(in: 0..<3, using: &random) == 0 { return randomLeaf(using: &random) }
+        let left = randomCondition(depth: depth - 1, using: &random)
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0:
+            let right = randomCondition(depth: depth - 1, using: &random)
+            return { AnyCondition(PredicateExpressions.Conjunction(lhs: AnyCondition(left($0)), rhs: AnyCondition(right($0)))) }
+        case 1:
+            let right = randomCondition(depth: depth - 1, using: &random)
+            return { AnyCondition(PredicateExpressions.Disjunction(lhs: AnyCondition(left($0)), rhs: AnyCondition(right($0)))) }
+        default:
+            return { AnyCondition(PredicateExpressions.Negation(AnyCondition(left($0)))) }
+        }
+    }
+
+    private func randomLeaf(using random: inout SeededGenerator) -> Condition {
+        let number = Int.random(in: -5...5, using: &random)
+        let ratio = Double(Int.random(in: -20...20, using: &random)) / 4
+        let small = Int.random(in: 0...3, using: &random)
+        let genre = Genre.allCases[Int.random(in: 0..<3, using: &random)]
+        let word = ["alpha", "ta", "a3", "LPH", "mm"][Int.random(in: 0..<5, using: &random)]
+        let group = "g\(Int.random(in: 0..<4, using: &random))"
+        let mark = "m\(Int.random(in: 0..<5, using: &random))"
+        let cutoff = Date(timeIntervalSince1970: Double(Int.random(in: 0...10, using: &random)) * 1000)
+        let op: PredicateExpressions.ComparisonOperator = [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual][Int.random(in: 0..<4, using: &random)]
+        switch Int.random(in: 0..<14, using: &random) {
+        case 0: return { AnyCondition(graft(#Predicate<Specimen> { $0.number == number }, on: $0)) }
+        case 1: return { AnyCondition(PredicateExpressions.Comparison(
+            lhs: PredicateExpressions.KeyPath(root: $0, keyPath: \Specimen.number), rhs: PredicateExpressions.Value(number), op: op)) }
+        case 2: return { AnyCondition(PredicateExpressions.Comparison(
+            lhs: PredicateExpressions.KeyPath(root: $0, keyPath: \Specimen.ratio), rhs: PredicateExpressions.Value(ratio), op: op)) }
+        case 3: return { AnyCondition(graft(#Predicate<Specimen> { $0.maybe == nil }, on: $0)) }
+        case 4: return { AnyCondition(graft(#Predicate<Specimen> { ($0.maybe ?? -1) >= small }, on: $0)) }
+        case 5: return { AnyCondition(graft(#Predicate<Specimen> { $0.genre == genre }, on: $0)) }
+        case 6: return { AnyCondition(graft(#Predicate<Specimen> { $0.label.contains(word) }, on: $0)) }
+        case 7: return { AnyCondition(graft(#Predicate<Specimen> { $0.label.localizedStandardContains(word) }, on: $0)) }
+        case 8: return { AnyCondition(graft(#Predicate<Specimen> { $0.group?.name == group }, on: $0)) }
+        case 9: return { AnyCondition(graft(#Predicate<Specimen> { ($0.group?.rank ?? 9) < small }, on: $0)) }
+        case 10: return { AnyCondition(graft(#Predicate<Specimen> { $0.marks.contains { $0.name == mark } }, on: $0)) }
+        case 11: return { AnyCondition(graft(#Predicate<Specimen> { $0.marks.count > small }, on: $0)) }
+        case 12: return { AnyCondition(graft(#Predicate<Specimen> { $0.seen >= cutoff }, on: $0)) }
+        default: return { AnyCondition(graft(#Predicate<Specimen> { $0.number * 2 - 1 > number && !$0.marks.isEmpty }, on: $0)) }
+        }
+    }
+}
+
+/// A predicate's expression with its variable replaced by `root`, to graft it into a bigger tree.
+func graft(_ predicate: Predicate<Specimen>, on root: PredicateExpressions.Variable<Specimen>) -> any StandardPredicateExpression<Bool> {
+    GraftedCondition(predicate: predicate, root: root)
+}
+
+/// A predicate evaluated with another tree's variable: in memory by binding that variable, in SQL by
+/// binding this predicate's variable to whatever the other one stands for.
+struct GraftedCondition: StandardPredicateExpression, SQLTranslatableExpression {
+    let predicate: Predicate<Specimen>
+    let root: PredicateExpressions.Variable<Specimen>
+
+    func evaluate(_ bindings: PredicateBindings) throws -> Bool {
+        guard let value = bindings[root] else { throw SwiftDataError(.unsupportedPredicate, "unbound") }
+        return try predicate.evaluate(value)
+    }
+
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        translation.bind(predicate.variable.key, to: try translation.lookup(root.key))
+        return .condition(try translation.condition(predicate.expression))
+    }
+
+    init(predicate: Predicate<Specimen>, root: PredicateExpressions.Variable<Specimen>) {
+        self.predicate = predicate
+        self.root = root
+    }
+
+    init(from decoder: any Decoder) throws { throw SwiftDataError(.unsupportedPredicate, "not decodable") }
+    func encode(to encoder: any Encoder) throws { throw SwiftDataError(.unsupportedPredicate, "not encodable") }
+}
+
+/// Erases the type of a generated condition, so that trees of any shape fit in one `Predicate`.
+struct AnyCondition: StandardPredicateExpression, SQLTranslatableExpression {
+    let base: any StandardPredicateExpression<Bool>
+
+    init(_ base: any StandardPredicateExpression<Bool>) { self.base = base }
+
+    func evaluate(_ bindings: PredicateBindings) throws -> Bool { try base.evaluate(bindings) }
+
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        .condition(try translation.condition(base))
+    }
+
+    init(from decoder: any Decoder) throws { throw SwiftDataError(.unsupportedPredicate, "not decodable") }
+    func encode(to encoder: any Encoder) throws { throw SwiftDataError(.unsupportedPredicate, "not encodable") }
+}
+
+/// A repeatable random generator (SplitMix64), so that a failing round can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

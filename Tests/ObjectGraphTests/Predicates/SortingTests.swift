@@ -1,0 +1,58 @@
+import Foundation
+@testable import ObjectGraph
+import XCTest
+
+final class SortingTests: PredicateTestCase {
+    func testSortingByAnOptionalEnumsRawValuePutsNilFirst() throws {
+        try open(Note.self)
+        for (title, priority) in [("high", Priority.high), ("none", nil), ("low", Priority.low)] as [(String, Priority?)] {
+            let note = Note(title: title)
+            note.priority = priority
+            context.insert(note)
+        }
+        try context.save()
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.priority?.rawValue)])).map(\.title),
+                       ["none", "low", "high"])
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.priority?.rawValue, order: .reverse)])).map(\.title),
+                       ["high", "low", "none"])
+    }
+
+    func testSortingThroughAToOneRelationship() throws {
+        try open(SnippetFolder.self)
+        let zebra = SnippetFolder(name: "Zebra"), apple = SnippetFolder(name: "Apple")
+        let one = SnippetItem(title: "one"), two = SnippetItem(title: "two"), three = SnippetItem(title: "three")
+        zebra.snippets = [one]
+        apple.snippets = [two]
+        [zebra, apple].forEach { context.insert($0) }
+        context.insert(three)
+        try context.save()
+        let reader = ModelContext(container)
+        let sorted = try reader.fetch(FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.folder?.name), SortDescriptor(\.title)]))
+        XCTAssertEqual(sorted.map(\.title), ["three", "two", "one"])
+        let reversed = try reader.fetch(FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.folder?.name, order: .reverse)]))
+        XCTAssertEqual(reversed.map(\.title), ["one", "two", "three"])
+    }
+
+    func testSeveralDescriptorsApplyInOrderAndTiesKeepInsertionOrder() throws {
+        try open(AllTypes.self)
+        for (index, (int, string)) in [(2, "b"), (1, "z"), (2, "a"), (1, "z"), (1, "y")].enumerated() {
+            let model = AllTypes()
+            model.int = int
+            model.string = string
+            model.int64 = Int64(index)
+            context.insert(model)
+        }
+        try context.save()
+        let sorted = try ModelContext(container).fetch(FetchDescriptor<AllTypes>(
+            sortBy: [SortDescriptor(\.int), SortDescriptor(\.string, order: .reverse)]))
+        XCTAssertEqual(sorted.map(\.int64), [1, 3, 4, 0, 2])
+    }
+
+    func testSortingOnSomethingNotStoredThrows() throws {
+        try open(Note.self)
+        XCTAssertThrowsError(try context.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.wordCount)]))) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .unsupportedSortDescriptor)
+        }
+    }
+}
