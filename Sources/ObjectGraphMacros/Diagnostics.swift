@@ -9,6 +9,8 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
     case transientWithoutDefault
     case attributeAndRelationship
     case modelActorOnNonActor
+    case destructuringPattern
+    case conditionalProperty
 
     var message: String {
         switch self {
@@ -21,11 +23,15 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
         case .propertyObservers:
             "a persisted property cannot have willSet/didSet observers; use a computed property or mark it @Transient"
         case .transientWithoutDefault:
-            "a @Transient property needs a default value (or an optional type) so that fetched models can be created"
+            "a @Transient property needs a default value (or to be an optional var) so that fetched models can be created"
         case .attributeAndRelationship:
             "a property cannot be both an @Attribute and a @Relationship"
         case .modelActorOnNonActor:
             "@ModelActor can only be applied to an actor"
+        case .destructuringPattern:
+            "a persisted property needs a name of its own: declare each one separately, or mark this one @Transient"
+        case .conditionalProperty:
+            "a persisted property cannot be declared inside #if: declare it unconditionally, or mark it @Transient"
         }
     }
 

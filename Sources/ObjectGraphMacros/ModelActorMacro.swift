@@ -35,7 +35,8 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard declaration.is(ActorDeclSyntax.self) else { return [] }
+        // The compiler lists the conformances still missing; an actor that declares ModelActor itself gets none.
+        guard declaration.is(ActorDeclSyntax.self), !protocols.isEmpty else { return [] }
         return [try ExtensionDeclSyntax("extension \(type.trimmed): ObjectGraph.ModelActor {}")]
     }
 }

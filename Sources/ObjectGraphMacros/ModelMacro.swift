@@ -24,6 +24,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let properties = classDecl.memberBlock.members.compactMap {
             ModelProperty.analyse($0.decl, diagnosingIn: context)
         }
+        diagnoseConditionalProperties(in: classDecl.memberBlock.members, context: context)
         let persisted = properties.filter { $0.kind != .notPersisted }
 
         let metadataEntries = persisted.map { property in
@@ -86,11 +87,29 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         providingAttributesFor member: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        guard declaration.is(ClassDeclSyntax.self),
+        // Members inside `#if` are not in the schema (the member role reports them), so they stay plain.
+        guard let classDecl = declaration.as(ClassDeclSyntax.self),
+              classDecl.memberBlock.members.contains(where: { $0.decl.trimmedDescription == member.trimmedDescription }),
               let property = ModelProperty.analyse(member, diagnosingIn: nil),
               property.kind == .managed
         else { return [] }
         return ["@ObjectGraph._PersistedProperty"]
+    }
+
+    /// Stored properties inside `#if` blocks would be persisted in some builds and not in others.
+    private static func diagnoseConditionalProperties(in members: MemberBlockItemListSyntax, context: some MacroExpansionContext) {
+        for member in members {
+            guard let ifConfig = member.decl.as(IfConfigDeclSyntax.self) else { continue }
+            for clause in ifConfig.clauses {
+                guard case .decls(let nested) = clause.elements else { continue }
+                for item in nested {
+                    if let property = ModelProperty.analyse(item.decl, diagnosingIn: nil), property.kind != .notPersisted {
+                        context.diagnose(Diagnostic(node: item.decl, message: ObjectGraphDiagnostic.conditionalProperty))
+                    }
+                }
+                diagnoseConditionalProperties(in: nested, context: context)
+            }
+        }
     }
 
     public static func expansion(
@@ -160,7 +179,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     }
 
     private static func propertyName(of declaration: some DeclSyntaxProtocol) -> String? {
-        declaration.as(VariableDeclSyntax.self)?.bindings.first?
-            .pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription
+        guard let token = declaration.as(VariableDeclSyntax.self)?.bindings.first?
+            .pattern.as(IdentifierPatternSyntax.self)?.identifier else { return nil }
+        return token.identifier?.name ?? token.trimmedDescription
     }
 }

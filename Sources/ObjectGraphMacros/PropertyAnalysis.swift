@@ -37,16 +37,22 @@ struct ModelProperty {
         if modifiers.contains("static") || modifiers.contains("class") || modifiers.contains("lazy") {
             return nil
         }
-        guard let binding = variable.bindings.first,
-              let identifier = binding.pattern.as(IdentifierPatternSyntax.self)
-        else { return nil }
-        let name = identifier.identifier.trimmedDescription
+        guard let binding = variable.bindings.first else { return nil }
+        guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
+            if !variable.hasAttribute(named: "Transient") {
+                context?.diagnose(Diagnostic(node: binding.pattern, message: ObjectGraphDiagnostic.destructuringPattern))
+            }
+            return nil
+        }
+        // The name without backticks: generated code prefixes it (`_default`) or uses it after a dot.
+        let name = identifier.identifier.identifier?.name ?? identifier.identifier.trimmedDescription
         let type = binding.typeAnnotation?.type.trimmed
         let initializer = binding.initializer?.value.trimmed
 
         if variable.hasAttribute(named: "Transient") {
-            let isOptional = type.map(\.isOptional) ?? false
-            if initializer == nil && !isOptional {
+            // Only an optional `var` starts as nil; a `let` needs a value to be initialized by fetches.
+            let startsAsNil = !isLet && (type.map(\.isOptional) ?? false)
+            if initializer == nil && !startsAsNil {
                 context?.diagnose(Diagnostic(node: variable, message: ObjectGraphDiagnostic.transientWithoutDefault))
             }
             return ModelProperty(name: name, typeAnnotation: type, initializer: initializer, isLet: isLet,

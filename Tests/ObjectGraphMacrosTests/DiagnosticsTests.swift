@@ -165,7 +165,7 @@ final class DiagnosticsTests: XCTestCase {
             ),
             diagnostics: [
                 DiagnosticSpec(
-                    message: "a @Transient property needs a default value (or an optional type) so that fetched models can be created",
+                    message: "a @Transient property needs a default value (or to be an optional var) so that fetched models can be created",
                     line: 2,
                     column: 5
                 ),
@@ -244,6 +244,71 @@ final class DiagnosticsTests: XCTestCase {
             diagnostics: [
                 DiagnosticSpec(message: "@ModelActor can only be applied to an actor", line: 1, column: 1),
             ],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    // MARK: - Found by review: shapes that compiled into broken code or were silently not persisted
+
+    func testTransientOptionalLetWithoutValue() {
+        assertMacroExpansion(
+            """
+            @Model final class Item {
+                @Transient let cache: Int?
+            }
+            """,
+            expandedSource: expandedModel(
+                "Item",
+                members: "    let cache: Int?",
+                metadata: [],
+                initializer: []),
+            diagnostics: [DiagnosticSpec(
+                message: "a @Transient property needs a default value (or to be an optional var) so that fetched models can be created",
+                line: 2, column: 5)],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testDestructuringPattern() {
+        assertMacroExpansion(
+            """
+            @Model final class Item {
+                var (a, b): (Int, Int) = (1, 2)
+            }
+            """,
+            expandedSource: expandedModel(
+                "Item",
+                members: "    var (a, b): (Int, Int) = (1, 2)",
+                metadata: [],
+                initializer: []),
+            diagnostics: [DiagnosticSpec(
+                message: "a persisted property needs a name of its own: declare each one separately, or mark this one @Transient",
+                line: 2, column: 9)],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testPropertyInsideIfConfig() {
+        assertMacroExpansion(
+            """
+            @Model final class Item {
+                #if DEBUG
+                var debugNote: String = ""
+                #endif
+            }
+            """,
+            expandedSource: expandedModel(
+                "Item",
+                members: """
+                    #if DEBUG
+                    var debugNote: String = ""
+                    #endif
+                """,
+                metadata: [],
+                initializer: []),
+            diagnostics: [DiagnosticSpec(
+                message: "a persisted property cannot be declared inside #if: declare it unconditionally, or mark it @Transient",
+                line: 3, column: 5)],
             macroSpecs: testMacroSpecs
         )
     }

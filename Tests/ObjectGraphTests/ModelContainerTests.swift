@@ -172,3 +172,21 @@ actor NoteImporter {
         return notes.map(\.persistentModelID)
     }
 }
+
+final class MacroEdgeCaseTests: StoreTestCase {
+    func testPropertiesNamedWithKeywordsArePersisted() async throws {
+        let container = try makeContainer(Keyworded.self)
+        do {
+            let context = ModelContext(container)
+            let model = Keyworded(default: "value")
+            model.class = 3
+            context.insert(model)
+            try context.save()
+        }
+        let model = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Keyworded>()).first)
+        XCTAssertEqual(model.default, "value")
+        XCTAssertEqual(model.class, 3)
+        let count = try await ExplicitModelActor(modelContainer: container).count()
+        XCTAssertEqual(count, 1)
+    }
+}

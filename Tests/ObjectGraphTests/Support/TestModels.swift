@@ -169,3 +169,19 @@ enum LibrarySchemaV1: VersionedSchema {
         }
     }
 }
+
+/// Property names that are Swift keywords, written in backticks.
+@Model final class Keyworded {
+    var `default`: String
+    var `class`: Int = 0
+
+    init(default value: String) {
+        self.default = value
+    }
+}
+
+/// An actor that names the protocol `@ModelActor` would add.
+@ModelActor
+actor ExplicitModelActor: ModelActor {
+    func count() throws -> Int { try modelContext.fetchCount(FetchDescriptor<Keyworded>()) }
+}
