@@ -10,8 +10,9 @@ extension ModelContext {
         let pending = descriptor.includePendingChanges ? pendingModels(of: T.self) : PendingModels<T>()
         guard !pending.isEmpty else {
             let includeDeleted = !descriptor.includePendingChanges
-            let results = try store.fetchRows(layout, query: query).compactMap {
-                try model(T.self, from: $0, layout: layout, includeDeleted: includeDeleted)
+            let unloaded = try unloadedSlots(for: descriptor.propertiesToFetch, layout: layout)
+            let results = try store.fetchRows(layout, query: query, unloaded: unloaded).compactMap {
+                try model(T.self, from: $0, layout: layout, includeDeleted: includeDeleted, unloaded: unloaded)
             }
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: results, layout: layout)
             return results
@@ -115,6 +116,19 @@ extension ModelContext {
         return try anyModel(type, from: row, layout: layout)
     }
 
+    /// The columns `propertiesToFetch` leaves out: every stored column not named (none when it is empty).
+    private func unloadedSlots<T: PersistentModel>(for keyPaths: [PartialKeyPath<T>], layout: EntityLayout) throws -> Set<Int> {
+        guard !keyPaths.isEmpty else { return [] }
+        var wanted = Set<Int>()
+        for keyPath in keyPaths {
+            guard let slot = layout.slot(for: keyPath) else {
+                throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a stored property of \(layout.name)", entity: layout.name)
+            }
+            wanted.insert(slot.index)
+        }
+        return Set(layout.storedColumnSlots.map(\.index)).subtracting(wanted)
+    }
+
     private func rowQuery<T: PersistentModel>(for descriptor: FetchDescriptor<T>, layout: EntityLayout) throws -> RowQuery {
         RowQuery(
             condition: try descriptor.predicate.map { try PredicateTranslator.translate($0, layout: layout) },
@@ -126,14 +140,15 @@ extension ModelContext {
     /// The registered instance for a row, or a new one made from the row's values. Nil for a row
     /// whose model is deleted in this context but not yet saved.
     func model<T: PersistentModel>(
-        _ type: T.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout, includeDeleted: Bool = false
+        _ type: T.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout, includeDeleted: Bool = false,
+        unloaded: Set<Int> = []
     ) throws -> T? {
         let identifier = PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
         if let existing = registered[identifier] {
             guard let typed = existing as? T else { return nil }
             return typed.storage.isDeleted && !includeDeleted ? nil : typed
         }
-        let object = try store.materialize(type, from: row, layout: layout)
+        let object = try store.materialize(type, from: row, layout: layout, unloaded: unloaded)
         object.storage.context = self
         registered[identifier] = object
         return object

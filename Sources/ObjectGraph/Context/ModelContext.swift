@@ -180,7 +180,8 @@ public final class ModelContext: Equatable {
             let storage = model.storage
             let encoded = try encodeRow(of: storage)
             let changedSlots = storage.layout.storedColumnSlots.map(\.index).filter {
-                encoded.values[$0] != storage.committedRow?[$0] || encoded.pendingReferences[$0] != nil
+                !storage.unloadedSlots.contains($0)
+                    && (encoded.values[$0] != storage.committedRow?[$0] || encoded.pendingReferences[$0] != nil)
             }
             if !changedSlots.isEmpty {
                 request.updates.append(.init(storage: storage, row: encoded.values, changedSlots: changedSlots,
@@ -216,12 +217,12 @@ public final class ModelContext: Equatable {
         for model in changed.values {
             let storage = model.storage
             guard let row = storage.committedRow else { continue }
-            for slot in storage.layout.columnSlots {
+            for slot in storage.layout.columnSlots where !storage.unloadedSlots.contains(slot.index) {
                 if let codec = slot.codec, let value = try? codec.decode(row[slot.index]) {
                     storage.values[slot.index] = value
                 }
             }
-            for slot in storage.layout.foreignKeySlots {
+            for slot in storage.layout.foreignKeySlots where !storage.unloadedSlots.contains(slot.index) {
                 storage.values[slot.index] = Self.foreignKeyValue(row[slot.index], slot: slot)
             }
             for slot in storage.layout.toManySlots where storage.dirtyRelationships.contains(slot.index) {
@@ -328,6 +329,11 @@ public final class ModelContext: Equatable {
         for slot in storage.layout.columnSlots {
             guard let codec = slot.codec else { continue }
             var value = storage.values[slot.index]
+            if value is UnloadedValue {
+                // Not read, so not changed: keep the stored value.
+                row.values[slot.index] = storage.committedRow?[slot.index] ?? .null
+                continue
+            }
             if value is UnsetValue {
                 guard let fallback = storage.fallbackValue(at: slot.index) else {
                     throw SwiftDataError(
@@ -345,6 +351,10 @@ public final class ModelContext: Equatable {
         }
         for slot in storage.layout.foreignKeySlots {
             let value = storage.values[slot.index]
+            if value is UnloadedValue {
+                row.values[slot.index] = storage.committedRow?[slot.index] ?? .null
+                continue
+            }
             if let fault = value as? ToOneFault {
                 row.values[slot.index] = fault.primaryKey.databaseValue
                 continue

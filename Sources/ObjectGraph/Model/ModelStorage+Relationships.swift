@@ -24,6 +24,7 @@ extension ModelStorage {
 
     /// The value of a relationship slot, loading it through the context on first access.
     func resolvedRelationshipValue(at index: Int) -> Any {
+        if values[index] is UnloadedValue { loadUnloadedColumns() }
         let slot = layout.slots[index]
         let value = values[index]
         if let fault = value as? ToOneFault {
@@ -74,7 +75,7 @@ extension ModelStorage {
     /// The related models if already in memory, without loading a fault.
     func loadedRelatedModels(at index: Int) -> [AnyObject]? {
         let value = values[index]
-        if value is ToOneFault || value is ToManyFault { return nil }
+        if value is ToOneFault || value is ToManyFault || value is UnloadedValue { return nil }
         return Self.models(in: value)
     }
 

@@ -4,6 +4,9 @@ import GRDB
 /// Marks a slot whose value was never set: a model read before its initializer set the property.
 struct UnsetValue {}
 
+/// Marks a column left out by `FetchDescriptor.propertiesToFetch`: it is read on first access.
+struct UnloadedValue {}
+
 /// The values of one model instance and its bookkeeping: row key, context, last saved state.
 ///
 /// `DefaultBackingData<Model>` is the generic face `@Model` code sees; the context works with this
@@ -35,6 +38,8 @@ class ModelStorage {
     var dirtyRelationships: Set<Int> = []
     /// Relationships set while the model was being initialized, before it could be linked to inverses.
     var pendingInverseLinks: Set<Int> = []
+    /// Columns not read yet (see `propertiesToFetch`); their committed values are unknown until read.
+    var unloadedSlots: Set<Int> = []
 
     init(layout: EntityLayout) {
         self.layout = layout
@@ -53,8 +58,35 @@ class ModelStorage {
     func value(at index: Int) -> Any { values[index] }
 
     func setValue(_ value: Any, at index: Int) {
+        if !unloadedSlots.isEmpty { loadUnloadedColumns() }
         values[index] = value
         context?.storageDidChange(self)
+    }
+
+    /// Reads the columns a partial fetch left out, all at once, the first time one of them is needed.
+    func loadUnloadedColumns() {
+        guard !unloadedSlots.isEmpty, let store, let primaryKey else { return }
+        let query = RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+        do {
+            guard let row = try store.fetchRows(layout, query: query).first else { return }
+            var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
+            for (position, slot) in layout.storedColumnSlots.enumerated() where unloadedSlots.contains(slot.index) {
+                if slot.isForeignKey {
+                    values[slot.index] = ModelContext.foreignKeyValue(row.columns[position], slot: slot)
+                    committed[slot.index] = row.columns[position]
+                } else {
+                    let decoded = try store.decodeColumn(row.columns[position], slot: slot, entity: layout.name)
+                    values[slot.index] = decoded.value
+                    committed[slot.index] = decoded.inline
+                    if let file = decoded.externalFile { committedExternalFiles[slot.index] = file }
+                }
+            }
+            committedRow = committed
+            unloadedSlots.removeAll()
+        } catch {
+            context?.deferredErrors.append(SwiftDataError(
+                .storeFailure, "cannot read the rest of a \(layout.name): \(error)", entity: layout.name))
+        }
     }
 
     /// The value a property reads when nothing was set: its declared default, or nil for optionals.
@@ -98,6 +130,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         guard let index = layout.slotIndexByKeyPath[key] else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
+        if values[index] is UnloadedValue { loadUnloadedColumns() }
         if layout.slots[index].relationship != nil {
             if let value = resolvedRelationshipValue(at: index) as? Value { return value }
         } else if let value = values[index] as? Value {
@@ -111,6 +144,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         guard let index = layout.slotIndexByKeyPath[key] else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
+        if !unloadedSlots.isEmpty { loadUnloadedColumns() }
         if layout.slots[index].relationship != nil {
             setRelationship(newValue, at: index)
         } else {

@@ -87,14 +87,17 @@ final class SQLiteStore: @unchecked Sendable {
     var readStatementCount: Int { readCounter.withLock { $0 } }
 
     /// The primary key and stored columns of an entity's table under an alias, in `FetchedRow` order.
-    static func selectList(_ layout: EntityLayout, alias: String = RowQuery.alias) -> String {
-        (["_pk"] + layout.storedColumnSlots.map(\.name))
-            .map { "\(alias.quotedIdentifier).\($0.quotedIdentifier)" }
-            .joined(separator: ", ")
+    /// With `unloaded`, those slots' columns are not read (`NULL` stands in their place), as
+    /// `FetchDescriptor.propertiesToFetch` asks.
+    static func selectList(_ layout: EntityLayout, alias: String = RowQuery.alias, unloaded: Set<Int> = []) -> String {
+        let key = "\(alias.quotedIdentifier).\"_pk\""
+        return ([key] + layout.storedColumnSlots.map { slot in
+            unloaded.contains(slot.index) ? "NULL" : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
+        }).joined(separator: ", ")
     }
 
-    func fetchRows(_ layout: EntityLayout, query: RowQuery) throws -> [FetchedRow] {
-        let (sql, arguments) = query.sql(selecting: Self.selectList(layout), from: layout)
+    func fetchRows(_ layout: EntityLayout, query: RowQuery, unloaded: Set<Int> = []) throws -> [FetchedRow] {
+        let (sql, arguments) = query.sql(selecting: Self.selectList(layout, unloaded: unloaded), from: layout)
         return try readRows(layout, sql: sql, arguments: arguments, leadingColumns: 0).map(\.row)
     }
 
@@ -193,10 +196,16 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Creates a model from a row. Its context, if any, registers it; a model created for no context
     /// (loading the relationships of a model whose context is gone) reads further relationships here.
-    func materialize<T: PersistentModel>(_ type: T.Type, from row: FetchedRow, layout: EntityLayout) throws -> T {
+    func materialize<T: PersistentModel>(
+        _ type: T.Type, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []
+    ) throws -> T {
         let storage = DefaultBackingData<T>(for: type)
         var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
         for (position, slot) in layout.storedColumnSlots.enumerated() {
+            if unloaded.contains(slot.index) {
+                storage.values[slot.index] = UnloadedValue()
+                continue
+            }
             if slot.isForeignKey {
                 storage.values[slot.index] = ModelContext.foreignKeyValue(row.columns[position], slot: slot)
                 committed[slot.index] = row.columns[position]
@@ -214,6 +223,7 @@ final class SQLiteStore: @unchecked Sendable {
             if let fallback = storage.fallbackValue(at: slot.index) { storage.values[slot.index] = fallback }
         }
         storage.committedRow = committed
+        storage.unloadedSlots = unloaded
         storage.primaryKey = row.primaryKey
         storage.storeIdentifier = identifier
         storage.store = self

@@ -56,3 +56,45 @@ final class SortingTests: PredicateTestCase {
         }
     }
 }
+
+final class PropertiesToFetchTests: PredicateTestCase {
+    func testOnlyTheNamedColumnsAreReadAndTheOthersFaultInOnAccess() throws {
+        try open(SnippetFolder.self, Note.self)
+        let note = Note(title: "kept", body: String(repeating: "long body ", count: 100))
+        note.priority = .high
+        context.insert(note)
+        try context.save()
+
+        let reader = ModelContext(container)
+        var descriptor = FetchDescriptor<Note>()
+        descriptor.propertiesToFetch = [\.title]
+        let fetched = try XCTUnwrap(reader.fetch(descriptor).first)
+        let layout = try container.store.layout(for: Note.self)
+        let bodySlot = try XCTUnwrap(layout.slotsByName["body"])
+        XCTAssertTrue(fetched.storage.values[bodySlot.index] is UnloadedValue, "body was not read")
+
+        let before = container.store.readStatementCount
+        XCTAssertEqual(fetched.title, "kept")
+        XCTAssertEqual(container.store.readStatementCount, before, "title was read with the fetch")
+        XCTAssertTrue(fetched.body.hasPrefix("long body"))
+        XCTAssertEqual(fetched.priority, .high)
+        XCTAssertEqual(container.store.readStatementCount, before + 1, "the other columns load together, once")
+    }
+
+    func testSavingAPartlyReadModelKeepsTheColumnsItDidNotRead() throws {
+        try open(SnippetFolder.self, Note.self)
+        context.insert(Note(title: "old", body: "precious"))
+        try context.save()
+
+        let reader = ModelContext(container)
+        var descriptor = FetchDescriptor<Note>()
+        descriptor.propertiesToFetch = [\.title]
+        let fetched = try XCTUnwrap(reader.fetch(descriptor).first)
+        fetched.title = "new"
+        try reader.save()
+
+        let check = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Note>()).first)
+        XCTAssertEqual(check.title, "new")
+        XCTAssertEqual(check.body, "precious")
+    }
+}
