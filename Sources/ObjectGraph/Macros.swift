@@ -13,7 +13,7 @@ import Observation
           names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
           named(_$observationRegistrar), named(_ObjectGraphNoType), named(access), named(withMutation))
 @attached(memberAttribute)
-@attached(extension, conformances: Observable, PersistentModel)
+@attached(extension, conformances: Observable, PersistentModel, Sendable)
 public macro Model() = #externalMacro(module: "ObjectGraphMacros", type: "ModelMacro")
 
 /// Customises how a model's property is stored: `@Attribute(.unique) var name: String`.

@@ -29,6 +29,11 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, Localiz
         public static let escapingMutation = Code(rawValue: "escapingMutation")
         public static let incompatibleSchema = Code(rawValue: "incompatibleSchema")
         public static let storeFailure = Code(rawValue: "storeFailure")
+        /// Another context saved the same model since this context read it.
+        public static let saveConflict = Code(rawValue: "saveConflict")
+        public static let backwardMigration = Code(rawValue: "backwardMigration")
+        public static let unknownSchema = Code(rawValue: "unknownSchema")
+        public static let migrationFailure = Code(rawValue: "migrationFailure")
     }
 
     public let code: Code

@@ -126,9 +126,17 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             ("PersistentModel", "ObjectGraph.PersistentModel"),
             ("Observable", "ObjectGraph._ObjectGraphObservable"),
         ]
-        return try conformances.filter { missing.contains($0.0) }.map { _, qualified in
+        var extensions = try conformances.filter { missing.contains($0.0) }.map { _, qualified in
             try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: qualified) {}")
         }
+        if missing.contains("Sendable") {
+            // As in SwiftData: sending a model to another task is a compile-time error that says what to do.
+            extensions.append(try ExtensionDeclSyntax("""
+                @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
+                extension \(type.trimmed): Sendable {}
+                """))
+        }
+        return extensions
     }
 
     private static func literal(_ text: String) -> String {

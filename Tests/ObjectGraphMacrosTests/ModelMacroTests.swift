@@ -56,6 +56,10 @@ let itemModelExpansion = #"""
 
     extension Item: ObjectGraph._ObjectGraphObservable {
     }
+
+    @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
+    extension Item: Sendable {
+    }
     """#
 
 final class ModelMacroTests: XCTestCase {
@@ -150,7 +154,7 @@ final class ModelMacroTests: XCTestCase {
             macroSpecs: [
                 "Model": MacroSpec(
                     type: ModelMacro.self,
-                    conformances: ["Observation.Observable", "ObjectGraph.PersistentModel"]
+                    conformances: ["Observation.Observable", "ObjectGraph.PersistentModel", "Swift.Sendable"]
                 ),
             ]
         )
@@ -210,6 +214,10 @@ final class ModelMacroTests: XCTestCase {
                 }
 
                 extension Item: ObjectGraph._ObjectGraphObservable {
+                }
+
+                @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
+                extension Item: Sendable {
                 }
                 """#,
             macroSpecs: testMacroSpecs
@@ -545,6 +553,10 @@ final class ModelMacroTests: XCTestCase {
                 }
 
                 extension V1.Note: ObjectGraph._ObjectGraphObservable {
+                }
+
+                @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
+                extension V1.Note: Sendable {
                 }
                 """#,
             macroSpecs: testMacroSpecs

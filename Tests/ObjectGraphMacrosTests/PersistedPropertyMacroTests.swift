@@ -105,6 +105,10 @@ final class PersistedPropertyMacroTests: XCTestCase {
 
                 extension Item: ObjectGraph._ObjectGraphObservable {
                 }
+
+                @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
+                extension Item: Sendable {
+                }
                 """#,
             macroSpecs: [
                 "Model": MacroSpec(type: ModelMacro.self, conformances: modelConformances),

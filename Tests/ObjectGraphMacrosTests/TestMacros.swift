@@ -17,7 +17,7 @@ let testMacros: [String: Macro.Type] = [
 /// of them yet: those of `@attached(extension, conformances: Observable, PersistentModel)`, spelled as
 /// in that declaration (checked with `SWIFT_DUMP_PLUGIN_MESSAGING=1`). Without them the extension role
 /// generates nothing, as it does for a class that already conforms to both protocols.
-let modelConformances: [TypeSyntax] = ["Observable", "PersistentModel"]
+let modelConformances: [TypeSyntax] = ["Observable", "PersistentModel", "Sendable"]
 
 /// `testMacros` with the conformances the compiler passes to the extension roles of `@Model` and
 /// `@ModelActor`, so that their extensions are generated as in a real build.
@@ -89,6 +89,10 @@ func expandedModel(
         }
 
         extension \(name): ObjectGraph._ObjectGraphObservable {
+        }
+
+        @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
+        extension \(name): Sendable {
         }
         """
 }

@@ -146,7 +146,14 @@ extension ModelContext {
         let identifier = PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
         if let existing = registered[identifier] {
             guard let typed = existing as? T else { return nil }
-            return typed.storage.isDeleted && !includeDeleted ? nil : typed
+            if typed.storage.isDeleted { return includeDeleted ? typed : nil }
+            // Another context saved this row since it was read here: an unchanged model takes the new
+            // values; a changed one keeps its edits, and its save will report the conflict.
+            let storage = typed.storage
+            if storage.version != row.version, changed[ObjectIdentifier(typed)] == nil, storage.dirtyRelationships.isEmpty {
+                try store.fill(storage, from: row, layout: layout, unloaded: unloaded)
+            }
+            return typed
         }
         let object = try store.materialize(type, from: row, layout: layout, unloaded: unloaded)
         object.storage.context = self

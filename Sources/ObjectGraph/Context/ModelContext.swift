@@ -400,6 +400,7 @@ public final class ModelContext: Equatable {
 
     private func apply(_ result: SaveResult, of request: SaveRequest) {
         func commit(_ storage: ModelStorage, row: [DatabaseValue], slots: [Int]?) {
+            storage.version = result.versions[ObjectIdentifier(storage)] ?? (slots == nil ? 1 : storage.version)
             var committed = storage.committedRow ?? row
             for index in slots ?? Array(row.indices) { committed[index] = row[index] }
             for (index, key) in result.foreignKeys[ObjectIdentifier(storage)] ?? [:] { committed[index] = key }

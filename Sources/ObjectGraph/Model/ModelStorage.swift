@@ -21,6 +21,8 @@ class ModelStorage {
     /// Names of the files that hold this row's external-storage values, by slot, as last committed.
     var committedExternalFiles: [Int: String] = [:]
     var primaryKey: Int64?
+    /// The row's `_version` when it was last read or saved by this storage's context.
+    var version: Int64 = 1
     var storeIdentifier: String?
     private var temporaryKey: UUID?
     weak var context: ModelContext?

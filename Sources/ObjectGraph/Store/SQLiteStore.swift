@@ -79,6 +79,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// One stored row: its key and its column values, in the order of `layout.storedColumnSlots`.
     struct FetchedRow {
         let primaryKey: Int64
+        /// The row's `_version`, which each update increments: a context that read an older version
+        /// cannot overwrite a newer one.
+        let version: Int64
         let columns: [DatabaseValue]
     }
 
@@ -90,7 +93,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// With `unloaded`, those slots' columns are not read (`NULL` stands in their place), as
     /// `FetchDescriptor.propertiesToFetch` asks.
     static func selectList(_ layout: EntityLayout, alias: String = RowQuery.alias, unloaded: Set<Int> = []) -> String {
-        let key = "\(alias.quotedIdentifier).\"_pk\""
+        let key = "\(alias.quotedIdentifier).\"_pk\", \(alias.quotedIdentifier).\"_version\""
         return ([key] + layout.storedColumnSlots.map { slot in
             unloaded.contains(slot.index) ? "NULL" : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
         }).joined(separator: ", ")
@@ -101,7 +104,8 @@ final class SQLiteStore: @unchecked Sendable {
         return try readRows(layout, sql: sql, arguments: arguments, leadingColumns: 0).map(\.row)
     }
 
-    /// Runs a SELECT whose columns are `leadingColumns` extra values followed by `selectList(layout)`.
+    /// Runs a SELECT whose columns are `leadingColumns` extra values followed by `selectList(layout)`
+    /// (key, version, stored columns).
     func readRows(
         _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
     ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
@@ -114,10 +118,11 @@ final class SQLiteStore: @unchecked Sendable {
             while let row = try cursor.next() {
                 let leading: [DatabaseValue] = (0..<leadingColumns).map { row[$0] }
                 let primaryKey: Int64 = row[leadingColumns]
+                let version: Int64 = row[leadingColumns + 1]
                 var values: [DatabaseValue] = []
                 values.reserveCapacity(columnCount)
-                for index in 0..<columnCount { values.append(row[leadingColumns + 1 + index] as DatabaseValue) }
-                rows.append((leading, FetchedRow(primaryKey: primaryKey, columns: values)))
+                for index in 0..<columnCount { values.append(row[leadingColumns + 2 + index] as DatabaseValue) }
+                rows.append((leading, FetchedRow(primaryKey: primaryKey, version: version, columns: values)))
             }
             return rows
         }
@@ -200,7 +205,19 @@ final class SQLiteStore: @unchecked Sendable {
         _ type: T.Type, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []
     ) throws -> T {
         let storage = DefaultBackingData<T>(for: type)
+        try fill(storage, from: row, layout: layout, unloaded: unloaded)
+        storage.storeIdentifier = identifier
+        storage.store = self
+        let object = T(backingData: storage)
+        storage.model = object
+        return object
+    }
+
+    /// Sets a storage's values, committed row and version from a row read from the store.
+    func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
         var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
+        storage.committedExternalFiles = [:]
+        storage.committedToMany = [:]
         for (position, slot) in layout.storedColumnSlots.enumerated() {
             if unloaded.contains(slot.index) {
                 storage.values[slot.index] = UnloadedValue()
@@ -225,11 +242,8 @@ final class SQLiteStore: @unchecked Sendable {
         storage.committedRow = committed
         storage.unloadedSlots = unloaded
         storage.primaryKey = row.primaryKey
-        storage.storeIdentifier = identifier
-        storage.store = self
-        let object = T(backingData: storage)
-        storage.model = object
-        return object
+        storage.version = row.version
+        storage.dirtyRelationships.removeAll()
     }
 
     func materializeAny(_ type: any PersistentModel.Type, from row: FetchedRow, layout: EntityLayout) throws -> any PersistentModel {
@@ -324,7 +338,9 @@ final class SQLiteStore: @unchecked Sendable {
                             laterReferences.append((update.storage, slot, target))
                         }
                     }
-                    try updateRow(update.storage.layout, key: key, slots: slots, values: values, in: db)
+                    try updateRow(update.storage.layout, key: key, slots: slots, values: values, in: db,
+                                  expectedVersion: update.storage.version)
+                    result.versions[ObjectIdentifier(update.storage)] = update.storage.version + 1
                 }
                 for (insert, values) in zip(request.inserts, insertRows) {
                     let layout = insert.storage.layout
@@ -343,6 +359,9 @@ final class SQLiteStore: @unchecked Sendable {
                         droppedFiles += try externalFileNames(of: layout, keys: [existing], in: db)
                         try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
+                        result.versions[ObjectIdentifier(insert.storage)] = try Int64.fetchOne(
+                            db.cachedStatement(sql: "SELECT \"_version\" FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
+                            arguments: [existing]) ?? 1
                         assignedKeys[ObjectIdentifier(insert.storage)] = existing
                     } else {
                         try insertRow(layout, values: values, in: db)
@@ -417,13 +436,32 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Updates columns of a row. With `expectedVersion`, the row must still be at that version
+    /// (optimistic concurrency): otherwise another context saved it since it was read, and the save
+    /// fails rather than overwrite that change.
     private func updateRow(
         _ layout: EntityLayout, key: Int64, slots: [PropertySlot], values: [DatabaseValue], in db: Database,
-        bumpsVersion: Bool = true
+        bumpsVersion: Bool = true, expectedVersion: Int64? = nil
     ) throws {
         let assignments = slots.map { "\($0.name.quotedIdentifier) = ?" } + (bumpsVersion ? ["\"_version\" = \"_version\" + 1"] : [])
-        let sql = "UPDATE \(layout.name.quotedIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values + [key.databaseValue]))
+        var sql = "UPDATE \(layout.name.quotedIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?"
+        var arguments = values + [key.databaseValue]
+        if let expectedVersion {
+            sql += " AND \"_version\" = ?"
+            arguments.append(expectedVersion.databaseValue)
+        }
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        if expectedVersion != nil && db.changesCount == 0 {
+            let stillThere = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?", arguments: [key]) ?? false
+            throw SwiftDataError(
+                .saveConflict,
+                stillThere
+                    ? "\(layout.name) \(key) was changed by another context since this one read it. Nothing was saved: "
+                        + "fetch it again (or call rollback()) and redo the change"
+                    : "\(layout.name) \(key) was deleted by another context since this one read it. Nothing was saved",
+                entity: layout.name)
+        }
     }
 
     /// The saved row an insert collides with on a unique attribute, which the insert then updates.

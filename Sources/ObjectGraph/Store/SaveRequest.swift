@@ -61,6 +61,8 @@ struct SaveResult {
     var foreignKeys: [ObjectIdentifier: [Int: DatabaseValue]] = [:]
     /// The related keys written to join tables, by storage and slot, in order.
     var joinedKeys: [ObjectIdentifier: [Int: [Int64]]] = [:]
+    /// The rows' versions after the save, for updated rows and rows an insert took over.
+    var versions: [ObjectIdentifier: Int64] = [:]
 }
 
 /// A piece of SQL with its bound arguments. Values are only ever bound, never spliced into the text.

@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import ObjectGraph
+import XCTest
+
+final class ConcurrencyTests: StoreTestCase {
+    func testTheSecondOfTwoConflictingEditsThrowsInsteadOfLosingTheFirst() throws {
+        let container = try makeContainer(Note.self)
+        let setup = ModelContext(container)
+        setup.insert(Note(title: "original"))
+        try setup.save()
+
+        let firstTab = ModelContext(container), secondTab = ModelContext(container)
+        let first = try XCTUnwrap(firstTab.fetch(FetchDescriptor<Note>()).first)
+        let second = try XCTUnwrap(secondTab.fetch(FetchDescriptor<Note>()).first)
+        first.title = "first edit"
+        second.body = "second edit"
+        try firstTab.save()
+        XCTAssertThrowsError(try secondTab.save()) { error in
+            let error = error as? SwiftDataError
+            XCTAssertEqual(error?.code, .saveConflict)
+            XCTAssertEqual(error?.entityName, "Note")
+            XCTAssertTrue(error?.message.contains("another context") ?? false)
+        }
+        let stored = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Note>()).first)
+        XCTAssertEqual(stored.title, "first edit")
+        XCTAssertEqual(stored.body, "", "the conflicting save wrote nothing")
+
+        secondTab.rollback()
+        let refreshed = try XCTUnwrap(secondTab.fetch(FetchDescriptor<Note>()).first)
+        XCTAssertTrue(refreshed === second)
+        XCTAssertEqual(refreshed.title, "first edit", "after rollback the next fetch brings the newer values")
+        refreshed.body = "second edit, redone"
+        try secondTab.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Note>()).first?.body, "second edit, redone")
+    }
+
+    func testAnUnchangedModelIsRefreshedByTheNextFetch() throws {
+        let container = try makeContainer(Note.self)
+        let reader = ModelContext(container)
+        let writer = ModelContext(container)
+        writer.insert(Note(title: "v1"))
+        try writer.save()
+        let held = try XCTUnwrap(reader.fetch(FetchDescriptor<Note>()).first)
+
+        try XCTUnwrap(writer.fetch(FetchDescriptor<Note>()).first).title = "v2"
+        try writer.save()
+        XCTAssertEqual(held.title, "v1", "a held model keeps its values until the context fetches again")
+        _ = try reader.fetch(FetchDescriptor<Note>())
+        XCTAssertEqual(held.title, "v2")
+        held.title = "v3"
+        try reader.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Note>()).first?.title, "v3")
+    }
+
+    func testADeleteByAnotherContextMakesAnEditFailClearly() throws {
+        let container = try makeContainer(Note.self)
+        let a = ModelContext(container), b = ModelContext(container)
+        a.insert(Note(title: "doomed"))
+        try a.save()
+        let inB = try XCTUnwrap(b.fetch(FetchDescriptor<Note>()).first)
+        a.delete(try XCTUnwrap(a.fetch(FetchDescriptor<Note>()).first))
+        try a.save()
+        inB.title = "edited"
+        XCTAssertThrowsError(try b.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .saveConflict)
+            XCTAssertTrue("\(error)".contains("deleted"), "\(error)")
+        }
+    }
+
+    func testManyContextsWritingAtOnceLoseNothing() async throws {
+        let container = try makeContainer(Note.self)
+        let deadline = Date().addingTimeInterval(2)
+        let expected = try await withThrowingTaskGroup(of: [String].self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var titles: [String] = []
+                    var round = 0
+                    while Date() < deadline && round < 400 {
+                        let context = ModelContext(container)
+                        let title = "task\(task)-\(round)"
+                        let note = Note(title: title)
+                        context.insert(note)
+                        try context.save()
+                        note.body = "updated by \(task)"
+                        try context.save()
+                        _ = try context.fetchCount(FetchDescriptor<Note>())
+                        titles.append(title)
+                        round += 1
+                    }
+                    return titles
+                }
+            }
+            var all: [String] = []
+            for try await titles in group { all += titles }
+            return all
+        }
+        let notes = try ModelContext(container).fetch(FetchDescriptor<Note>())
+        XCTAssertEqual(Set(notes.map(\.title)), Set(expected))
+        XCTAssertEqual(notes.count, expected.count)
+        XCTAssertTrue(notes.allSatisfy { $0.body.hasPrefix("updated by ") })
+        XCTAssertGreaterThan(expected.count, 8)
+        XCTAssertEqual(try rawRows("PRAGMA integrity_check").first?[0] as String?, "ok")
+    }
+
+    func testAModelActorImportsWhileAnotherContextReads() async throws {
+        let container = try makeContainer(Note.self)
+        let importer = BulkImporter(modelContainer: container)
+        async let imported = importer.importNotes(count: 10_000)
+        let reader = ModelContext(container)
+        var seenWhileImporting: [Int] = []
+        for _ in 0..<5 {
+            seenWhileImporting.append(try reader.fetchCount(FetchDescriptor<Note>()))
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        let count = try await imported
+        XCTAssertEqual(count, 10_000)
+        XCTAssertTrue(seenWhileImporting.allSatisfy { $0 == 0 || $0 == 10_000 }, "a reader sees all of a save or none of it")
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<Note>()), 10_000)
+        let last = try reader.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.title == "import 9999" }))
+        XCTAssertEqual(last.count, 1)
+    }
+}
+
+@ModelActor
+actor BulkImporter {
+    func importNotes(count: Int) throws -> Int {
+        for index in 0..<count {
+            modelContext.insert(Note(title: "import \(index)"))
+        }
+        try modelContext.save()
+        return try modelContext.fetchCount(FetchDescriptor<Note>())
+    }
+}
