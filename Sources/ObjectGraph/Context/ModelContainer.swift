@@ -42,7 +42,16 @@ public final class ModelContainer: @unchecked Sendable {
         self.schema = givenSchema
         self.configurations = configurations
         self.migrationPlan = migrationPlan
-        self.store = try SQLiteStore(configuration: configuration, schema: givenSchema)
+        self.store = try SQLiteStore(configuration: configuration, schema: givenSchema, migrationPlan: migrationPlan)
+    }
+
+    /// A container on a migration's working copy, at one version of the schema, that migrates nothing.
+    init(migrationStageFor schema: Schema, configuration: ModelConfiguration, externalStorage: ExternalStorage?) throws {
+        if let error = schema.buildErrors.first { throw error }
+        self.schema = schema
+        self.configurations = [configuration]
+        self.migrationPlan = nil
+        self.store = try SQLiteStore(configuration: configuration, schema: schema, migrates: false)
     }
 
     public convenience init(

@@ -15,7 +15,12 @@ final class SQLiteStore: @unchecked Sendable {
     private let layoutsByName: [String: EntityLayout]
     let joinTableColumnsByEntity: [String: [(table: String, column: String)]]
 
-    init(configuration: ModelConfiguration, schema: Schema) throws {
+    /// Opens (creating or migrating) the store of a configuration. `migrationPlan` says how to carry an
+    /// older store forward; `migrates: false` opens it as it is, for the contexts of a migration stage.
+    init(
+        configuration: ModelConfiguration, schema: Schema,
+        migrationPlan: (any SchemaMigrationPlan.Type)? = nil, migrates: Bool = true
+    ) throws {
         self.configuration = configuration
         self.schema = schema
         self.layoutsByName = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.layout) })
@@ -46,19 +51,46 @@ final class SQLiteStore: @unchecked Sendable {
                 let url = configuration.url
                 try FileManager.default.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let external = ExternalStorage(directory: url.deletingLastPathComponent()
+                    .appendingPathComponent(Self.externalFolderName(for: url, configuration: configuration), isDirectory: true))
+                if migrates {
+                    try StoreMigrator(url: url, schema: schema, plan: migrationPlan, externalStorage: external,
+                                      configuration: configuration).migrateIfNeeded()
+                }
                 writer = try DatabasePool(path: url.path, configuration: grdbConfiguration)
                 identifier = url.standardizedFileURL.path
-                externalStorage = ExternalStorage(directory: url.deletingLastPathComponent()
-                    .appendingPathComponent(url.lastPathComponent + ".external", isDirectory: true))
+                externalStorage = external
             }
+        } catch let error as SwiftDataError {
+            throw error
         } catch {
             throw SwiftDataError(
                 .loadIssueModelContainer,
                 "cannot open the store at \(configuration.url.path): \(error)")
         }
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
-        try sweepOrphanedExternalFiles()
+        // A migration stage's copy shares the external folder with the store it migrates, whose rows
+        // still refer to files the copy may no longer need: only a store opened for use is swept.
+        if migrates { try sweepOrphanedExternalFiles() }
     }
+
+    /// External files sit beside the store in `<store file>.external`; a migration stage's working copy
+    /// shares the folder of the store it migrates.
+    private static func externalFolderName(for url: URL, configuration: ModelConfiguration) -> String {
+        var name = url.lastPathComponent
+        if name.hasSuffix(".migrating") { name = String(name.dropLast(".migrating".count)) }
+        return name + ".external"
+    }
+
+    /// Closes the store's connections; used when a migration stage is done with its copy.
+    func close() {
+        try? (writer as? DatabasePool)?.close()
+        try? (writer as? DatabaseQueue)?.close()
+    }
+
+    /// Rows deleted through this store, by entity, for a migration's row-count check.
+    private let deletedRows = LockedValue<[String: Int]>([:])
+    var deletedRowCounts: [String: Int] { deletedRows.withLock { $0 } }
 
     func layout<T: PersistentModel>(for type: T.Type) throws -> EntityLayout {
         try layout(named: Schema.entityName(for: type))
@@ -390,6 +422,10 @@ final class SQLiteStore: @unchecked Sendable {
             throw StoreErrorMapper.map(error, schema: schema)
         }
         for name in droppedFiles { externalStorage?.remove(name) }
+        deletedRows.withLock { counts in
+            for storage in request.deletes where storage.primaryKey != nil { counts[storage.layout.name, default: 0] += 1 }
+            for (entity, keys) in result.batchDeletedKeys { counts[entity, default: 0] += keys.count }
+        }
         return result
     }
 

@@ -9,21 +9,31 @@ struct StoreSchemaWriter {
 
     func createOrUpdate(in writer: any DatabaseWriter) throws {
         do {
-            try writer.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS \(Self.metadataTable.quotedIdentifier) (
-                        "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
-                    """)
-                for entity in schema.entities {
-                    try createOrUpdateTable(of: entity.layout, in: db)
-                }
-                try recordSchema(in: db)
-            }
+            try writer.write { db in try createOrUpdate(in: db) }
         } catch let error as SwiftDataError {
             throw error
         } catch {
             throw SwiftDataError(.loadIssueModelContainer, "cannot prepare the store's tables: \(error)")
         }
+    }
+
+    /// Creates what is missing (tables, columns, indexes, join tables) and records the schema.
+    func createOrUpdate(in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(Self.metadataTable.quotedIdentifier) (
+                "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
+            """)
+        for entity in schema.entities {
+            try createOrUpdateTable(of: entity.layout, in: db)
+        }
+        try recordSchema(in: db)
+    }
+
+    /// The CREATE TABLE statement of an entity, under another name when rebuilding it.
+    static func createTableSQL(of layout: EntityLayout, named name: String? = nil) -> String {
+        let columns = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
+            + layout.storedColumnSlots.map(columnDefinition)
+        return "CREATE TABLE \((name ?? layout.name).quotedIdentifier) (\(columns.joined(separator: ", ")))"
     }
 
     private func createOrUpdateTable(of layout: EntityLayout, in db: Database) throws {
@@ -34,9 +44,7 @@ struct StoreSchemaWriter {
                 try addColumn(slot, to: layout, in: db)
             }
         } else {
-            let columns = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
-                + layout.storedColumnSlots.map(columnDefinition)
-            try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
+            try db.execute(sql: Self.createTableSQL(of: layout))
         }
         for slot in layout.columnSlots where slot.isUnique {
             let index = "\(layout.name)_\(slot.name)_unique".quotedIdentifier
@@ -49,19 +57,23 @@ struct StoreSchemaWriter {
         }
         for slot in layout.toManySlots {
             guard let joinTable = layout.mapping(for: slot).writtenJoinTable else { continue }
-            let name = joinTable.name.quotedIdentifier
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS \(name) (
-                    "source" INTEGER NOT NULL, "destination" INTEGER NOT NULL,
-                    "position" INTEGER NOT NULL DEFAULT 0, "inversePosition" INTEGER,
-                    PRIMARY KEY ("source", "destination"))
-                """)
-            let index = "\(joinTable.name)_destination".quotedIdentifier
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(name)(\"destination\")")
+            try Self.createJoinTable(joinTable.name, in: db)
         }
     }
 
-    private func columnDefinition(_ slot: PropertySlot) -> String {
+    /// A join table: one row per related pair, with each side's position in its array.
+    static func createJoinTable(_ name: String, in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(name.quotedIdentifier) (
+                "source" INTEGER NOT NULL, "destination" INTEGER NOT NULL,
+                "position" INTEGER NOT NULL DEFAULT 0, "inversePosition" INTEGER,
+                PRIMARY KEY ("source", "destination"))
+            """)
+        let index = "\(name)_destination".quotedIdentifier
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(name.quotedIdentifier)(\"destination\")")
+    }
+
+    static func columnDefinition(_ slot: PropertySlot) -> String {
         // A to-one relationship holds the related row's key; the context, not SQLite, keeps it valid,
         // so that rows can be written in any order within a save.
         if slot.isForeignKey { return slot.name.quotedIdentifier + " INTEGER" }
@@ -75,7 +87,7 @@ struct StoreSchemaWriter {
     /// a non-optional property without a default cannot be added without losing rows.
     private func addColumn(_ slot: PropertySlot, to layout: EntityLayout, in db: Database) throws {
         if slot.isForeignKey {
-            try db.execute(sql: "ALTER TABLE \(layout.name.quotedIdentifier) ADD COLUMN \(columnDefinition(slot))")
+            try db.execute(sql: "ALTER TABLE \(layout.name.quotedIdentifier) ADD COLUMN \(Self.columnDefinition(slot))")
             return
         }
         guard let codec = slot.codec else { return }
@@ -99,6 +111,13 @@ struct StoreSchemaWriter {
         }
     }
 
+    static func recordedSchema(in db: Database) throws -> StoredSchema? {
+        guard try db.tableExists(metadataTable) else { return nil }
+        guard let json = try String.fetchOne(
+            db, sql: "SELECT \"value\" FROM \(metadataTable.quotedIdentifier) WHERE \"key\" = 'schema'") else { return nil }
+        return try? JSONCoding.decoder.decode(StoredSchema.self, from: Data(json.utf8))
+    }
+
     private func recordSchema(in db: Database) throws {
         let description = StoredSchema(schema: schema)
         let json = String(decoding: try JSONCoding.encoder.encode(description), as: UTF8.self)
@@ -108,47 +127,5 @@ struct StoreSchemaWriter {
             """
         try db.execute(sql: upsert, arguments: ["schemaVersion", schema.version.description])
         try db.execute(sql: upsert, arguments: ["schema", json])
-    }
-}
-
-/// The schema as recorded in the store's metadata table, for the next open to diff against.
-struct StoredSchema: Codable, Equatable {
-    struct Property: Codable, Equatable {
-        var name: String
-        var originalName: String
-        var kind: String
-        var type: String
-        var isOptional: Bool
-        var options: [String]
-        var destination: String?
-        var deleteRule: String?
-    }
-
-    struct Entity: Codable, Equatable {
-        var name: String
-        var properties: [Property]
-    }
-
-    var version: String
-    var entities: [Entity]
-
-    init(schema: Schema) {
-        version = schema.version.description
-        entities = schema.entities.map { entity in
-            Entity(name: entity.name, properties: entity.layout.slots.map { slot in
-                if let relationship = slot.relationship {
-                    return Property(
-                        name: slot.name, originalName: relationship.originalName,
-                        kind: relationship.isToOneRelationship ? "toOne" : "toMany",
-                        type: "\(slot.valueType)", isOptional: relationship.isOptional, options: [],
-                        destination: relationship.destination, deleteRule: relationship.deleteRule.rawValue)
-                }
-                let attribute = slot.attribute
-                return Property(
-                    name: slot.name, originalName: attribute?.originalName ?? slot.name, kind: "attribute",
-                    type: "\(slot.valueType)", isOptional: attribute?.isOptional ?? false,
-                    options: attribute?.options.map(\.description) ?? [], destination: nil, deleteRule: nil)
-            })
-        }
     }
 }

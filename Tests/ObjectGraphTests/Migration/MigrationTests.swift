@@ -1,0 +1,196 @@
+import Foundation
+import GRDB
+import ObjectGraph
+import XCTest
+
+final class LightweightMigrationTests: StoreTestCase {
+    private func bytes(_ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0) }) }
+
+    private func container<V: VersionedSchema>(_ version: V.Type, plan: (any SchemaMigrationPlan.Type)? = nil) throws -> ModelContainer {
+        try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan,
+                           configurations: ModelConfiguration(url: storeURL))
+    }
+
+    private func storeFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    }
+
+    /// Two boxes, five items (two with large photos, one duplicate-free), saved at V1.
+    private func makeV1Store() throws {
+        let context = ModelContext(try container(ItemsV1.self))
+        let small = ItemsV1.Box(label: "small"), large = ItemsV1.Box(label: "large")
+        for (index, name) in ["apple", "pear", "plum", "fig", "kiwi"].enumerated() {
+            let item = ItemsV1.Item(name: name, size: index)
+            item.note = index.isMultiple(of: 2) ? "even" : nil
+            item.photo = index < 2 ? bytes(200_000 + index) : bytes(10)
+            item.box = index < 3 ? small : large
+            context.insert(item)
+        }
+        try context.save()
+    }
+
+    func testEveryLightweightChangeKeepsTheData() throws {
+        try makeV1Store()
+        XCTAssertEqual(externalFiles.count, 0, "V1 stores photos in the rows")
+
+        let context = ModelContext(try container(ItemsV2.self))
+        let items = try context.fetch(FetchDescriptor<ItemsV2.Item>(sortBy: [SortDescriptor(\.weight)]))
+        XCTAssertEqual(items.map(\.name), ["apple", "pear", "plum", "fig", "kiwi"])
+        XCTAssertEqual(items.map(\.weight), [0, 1, 2, 3, 4], "renamed by originalName")
+        XCTAssertEqual(items.map(\.note), ["even", "none", "even", "none", "even"], "made required, nil became the default")
+        XCTAssertTrue(items.allSatisfy { $0.rating == nil }, "new optional attribute")
+        XCTAssertTrue(items.allSatisfy { $0.color == "grey" }, "new attribute with a default")
+        XCTAssertEqual(items.map { $0.container?.label }, ["small", "small", "small", "large", "large"], "relationship renamed")
+        XCTAssertEqual(items[0].photo, bytes(200_000))
+        XCTAssertEqual(items[1].photo, bytes(200_001))
+        XCTAssertEqual(items[2].photo, bytes(10))
+        XCTAssertEqual(externalFiles.count, 2, "large values moved out to files")
+        let columns = try rawRows("SELECT name FROM pragma_table_info('Item')").map { $0["name"] as String }
+        XCTAssertFalse(columns.contains("legacy"), "removed attribute dropped")
+        XCTAssertFalse(columns.contains("size"))
+
+        let duplicate = ItemsV2.Item(name: "pear", weight: 9)
+        context.insert(duplicate)
+        try context.save()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<ItemsV2.Item>()), 5, ".unique now upserts")
+
+        let large = try XCTUnwrap(context.fetch(FetchDescriptor<ItemsV2.Box>()).first { $0.label == "large" })
+        context.delete(large)
+        try context.save()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<ItemsV2.Item>()), 3, "the new cascade rule applies")
+
+        let backups = storeFiles().filter { $0.hasPrefix("test.store.1.0.0-") && $0.hasSuffix(".backup") }
+        XCTAssertEqual(backups.count, 1, "a copy of the V1 store is kept: \(storeFiles())")
+    }
+
+    func testRemovingExternalStorageMovesValuesBackIntoRows() throws {
+        try makeV1Store()
+        _ = try container(ItemsV2.self)
+        XCTAssertEqual(externalFiles.count, 2)
+        let context = ModelContext(try container(ItemsV3.self))
+        let items = try context.fetch(FetchDescriptor<ItemsV3.Item>(sortBy: [SortDescriptor(\.weight)]))
+        XCTAssertEqual(items[0].photo, bytes(200_000))
+        XCTAssertEqual(externalFiles, [], "files removed once their values are back in the rows")
+        XCTAssertEqual(try rawRows("SELECT typeof(photo) AS t FROM Item ORDER BY weight LIMIT 1").first?["t"] as String?, "blob")
+    }
+
+    func testAddingUniqueToCollidingRowsFailsClearlyAndChangesNothing() throws {
+        let context = ModelContext(try container(ItemsV1.self))
+        context.insert(ItemsV1.Item(name: "twin", size: 1))
+        context.insert(ItemsV1.Item(name: "twin", size: 2))
+        try context.save()
+        let before = try Data(contentsOf: storeURL)
+        XCTAssertThrowsError(try container(ItemsV2.self)) { error in
+            let message = "\(error)"
+            XCTAssertEqual((error as? SwiftDataError)?.code, .migrationFailure)
+            XCTAssertTrue(message.contains("Item.name"), message)
+            XCTAssertTrue(message.contains("left as it was"), message)
+        }
+        XCTAssertEqual(try Data(contentsOf: storeURL), before)
+        XCTAssertEqual(try ModelContext(try container(ItemsV1.self)).fetchCount(FetchDescriptor<ItemsV1.Item>()), 2)
+    }
+
+    func testATypeChangeIsRefusedNamingEntityAndProperty() throws {
+        try makeV1Store()
+        XCTAssertThrowsError(try container(ItemsTypeChange.self)) { error in
+            let error = error as? SwiftDataError
+            XCTAssertEqual(error?.entityName, "Item")
+            XCTAssertEqual(error?.propertyName, "size")
+            XCTAssertTrue(error?.message.contains("changes type from Int to String") ?? false, error?.message ?? "")
+        }
+        XCTAssertEqual(try ModelContext(try container(ItemsV1.self)).fetchCount(FetchDescriptor<ItemsV1.Item>()), 5)
+    }
+
+    func testANewRequiredAttributeWithoutADefaultIsRefused() throws {
+        try makeV1Store()
+        XCTAssertThrowsError(try container(ItemsRequiredWithoutDefault.self)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "owner")
+            XCTAssertTrue("\(error)".contains("no default value"), "\(error)")
+        }
+    }
+}
+
+final class VersionedMigrationTests: StoreTestCase {
+    private func open(_ schema: any VersionedSchema.Type, plan: (any SchemaMigrationPlan.Type)? = NoteMigrationPlan.self) throws -> ModelContainer {
+        try ModelContainer(for: Schema(versionedSchema: schema), migrationPlan: plan, configurations: ModelConfiguration(url: storeURL))
+    }
+
+    private func makeV1Store() throws {
+        let context = ModelContext(try open(NoteSchemaV1.self))
+        for (title, text) in [("groceries", "milk"), ("groceries", "bread"), ("ideas", "app"), ("groceries", "eggs")] {
+            context.insert(NoteSchemaV1.Memo(title: title, text: text))
+        }
+        try context.save()
+    }
+
+    func testACustomStageDeduplicatesBeforeUniqueIsAdded() throws {
+        try makeV1Store()
+        let context = ModelContext(try open(NoteSchemaV2.self))
+        let titles = try context.fetch(FetchDescriptor<NoteSchemaV2.Memo>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        XCTAssertEqual(titles, ["groceries", "groceries (2)", "groceries (3)", "ideas"])
+        let indexes = try rawRows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Memo'").compactMap { $0["sql"] as String? }
+        XCTAssertTrue(indexes.contains { $0.contains("UNIQUE") }, "\(indexes)")
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "2.0.0")
+    }
+
+    func testAV1StoreOpensAtV3ThroughEveryStage() throws {
+        try makeV1Store()
+        let context = ModelContext(try open(NoteSchemaV3.self))
+        let memos = try context.fetch(FetchDescriptor<NoteSchemaV3.Memo>(sortBy: [SortDescriptor(\.title)]))
+        XCTAssertEqual(memos.map(\.title), ["groceries", "groceries (2)", "groceries (3)", "ideas"])
+        XCTAssertEqual(Set(memos.map(\.text)), ["milk", "bread", "app", "eggs"])
+        XCTAssertTrue(memos.allSatisfy { $0.priority == 0 })
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "3.0.0")
+    }
+
+    func testAStoreNewerThanTheCodeIsRefusedAndLeftByteIdentical() throws {
+        try makeV1Store()
+        _ = try open(NoteSchemaV3.self)
+        let before = try Data(contentsOf: storeURL)
+        XCTAssertThrowsError(try open(NoteSchemaV2.self)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .backwardMigration)
+            XCTAssertTrue("\(error)".contains("3.0.0"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: storeURL), before)
+    }
+
+    func testAStoreAtAVersionThePlanDoesNotKnowIsRefused() throws {
+        do {
+            let context = ModelContext(try ModelContainer(
+                for: Schema([NoteSchemaV2.Memo.self], version: Schema.Version(1, 5, 0)),
+                configurations: ModelConfiguration(url: storeURL)))
+            context.insert(NoteSchemaV2.Memo(title: "x", text: "y"))
+            try context.save()
+        }
+        let before = try Data(contentsOf: storeURL)
+        XCTAssertThrowsError(try open(NoteSchemaV3.self)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .unknownSchema)
+        }
+        XCTAssertEqual(try Data(contentsOf: storeURL), before)
+    }
+
+    func testAStoreWithoutARecordedVersionIsMatchedByItsTables() throws {
+        try makeV1Store()
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { try $0.execute(sql: "DROP TABLE _objectgraph_metadata") }
+        try queue.close()
+        let context = ModelContext(try open(NoteSchemaV3.self))
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<NoteSchemaV3.Memo>()), 4)
+        XCTAssertEqual(try context.fetch(FetchDescriptor<NoteSchemaV3.Memo>()).filter { $0.title.hasPrefix("groceries") }.count, 3)
+    }
+
+    func testAMigrationThatFailsHalfWayLeavesTheStoreUnchangedAndTheCopyPresent() throws {
+        try makeV1Store()
+        let before = try ModelContext(try open(NoteSchemaV1.self, plan: nil)).fetch(FetchDescriptor<NoteSchemaV1.Memo>()).map(\.title).sorted()
+        XCTAssertThrowsError(try open(NoteSchemaV3.self, plan: FailingMigrationPlan.self)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .migrationFailure)
+            XCTAssertTrue("\(error)".contains("stageFailed"), "\(error)")
+        }
+        let files = (try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        XCTAssertTrue(files.contains { $0.hasSuffix(".backup") }, "\(files)")
+        XCTAssertFalse(files.contains { $0.contains(".migrating") }, "\(files)")
+        let after = try ModelContext(try open(NoteSchemaV1.self, plan: nil)).fetch(FetchDescriptor<NoteSchemaV1.Memo>()).map(\.title).sorted()
+        XCTAssertEqual(after, before)
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "1.0.0")
+    }
+}
