@@ -7,11 +7,15 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .executable(name: "snippetbox", targets: ["snippetbox"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/vapor/vapor", exact: "4.122.3"),
+        .package(url: "https://github.com/vapor/leaf", exact: "4.5.2"),
+        .package(url: "https://github.com/JohnSundell/Ink", exact: "0.6.0"),
     ],
     targets: [
         .macro(
@@ -30,6 +34,23 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .target(
+            name: "SnippetBox",
+            dependencies: [
+                "ObjectGraph",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Leaf", package: "leaf"),
+                .product(name: "Ink", package: "Ink"),
+            ]
+        ),
+        .executableTarget(
+            name: "snippetbox",
+            dependencies: ["SnippetBox", .product(name: "Vapor", package: "vapor")]
+        ),
+        .testTarget(
+            name: "SnippetBoxTests",
+            dependencies: ["SnippetBox", "ObjectGraph", .product(name: "XCTVapor", package: "vapor")]
         ),
         .testTarget(
             name: "ObjectGraphMacrosTests",

@@ -53,25 +53,46 @@ extension PredicateExpressions.Comparison: SQLTranslatableExpression {
     }
 }
 
+// A side known from captured values decides or vanishes, so that filters switched on and off by
+// captured flags (`!onlyFavorites || $0.isFavorite`) leave plain conditions that can use indexes.
+
 extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        let left = try translation.condition(lhs)
-        let right = try translation.condition(rhs)
-        return .condition(SQLFragment("(\(left.sql) AND \(right.sql))", left.arguments + right.arguments))
+        let left = try translation.term(lhs)
+        if case .constant(let value) = left, let flag = value as? Bool {
+            return flag ? try translation.term(rhs) : .constant(false)
+        }
+        let right = try translation.term(rhs)
+        if case .constant(let value) = right, let flag = value as? Bool {
+            return flag ? left : .constant(false)
+        }
+        let leftSQL = try translation.condition(of: left, from: lhs)
+        let rightSQL = try translation.condition(of: right, from: rhs)
+        return .condition(SQLFragment("(\(leftSQL.sql) AND \(rightSQL.sql))", leftSQL.arguments + rightSQL.arguments))
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        let left = try translation.condition(lhs)
-        let right = try translation.condition(rhs)
-        return .condition(SQLFragment("(\(left.sql) OR \(right.sql))", left.arguments + right.arguments))
+        let left = try translation.term(lhs)
+        if case .constant(let value) = left, let flag = value as? Bool {
+            return flag ? .constant(true) : try translation.term(rhs)
+        }
+        let right = try translation.term(rhs)
+        if case .constant(let value) = right, let flag = value as? Bool {
+            return flag ? .constant(true) : left
+        }
+        let leftSQL = try translation.condition(of: left, from: lhs)
+        let rightSQL = try translation.condition(of: right, from: rhs)
+        return .condition(SQLFragment("(\(leftSQL.sql) OR \(rightSQL.sql))", leftSQL.arguments + rightSQL.arguments))
     }
 }
 
 extension PredicateExpressions.Negation: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        let inner = try translation.condition(wrapped)
+        let term = try translation.term(wrapped)
+        if case .constant(let value) = term, let flag = value as? Bool { return .constant(!flag) }
+        let inner = try translation.condition(of: term, from: wrapped)
         // A condition on a missing value is NULL in SQL; negated, it must still exclude the row.
         return .condition(SQLFragment("(NOT COALESCE(\(inner.sql), 0))", inner.arguments))
     }

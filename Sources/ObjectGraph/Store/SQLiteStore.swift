@@ -14,6 +14,8 @@ final class SQLiteStore: @unchecked Sendable {
     let logger: Logger
     private let layoutsByName: [String: EntityLayout]
     let joinTableColumnsByEntity: [String: [(table: String, column: String)]]
+    /// The full-text index of each entity that has `.spotlight` attributes.
+    let fullTextIndexes: [String: FullTextIndex]
 
     /// Opens (creating or migrating) the store of a configuration. `migrationPlan` says how to carry an
     /// older store forward; `migrates: false` opens it as it is, for the contexts of a migration stage.
@@ -25,6 +27,9 @@ final class SQLiteStore: @unchecked Sendable {
         self.schema = schema
         self.layoutsByName = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.layout) })
         self.joinTableColumnsByEntity = Self.joinTableColumns(of: schema)
+        self.fullTextIndexes = Dictionary(uniqueKeysWithValues: schema.entities.compactMap { entity in
+            FullTextIndex.of(entity.layout).map { (entity.name, $0) }
+        })
         var logger = Logger(label: "ObjectGraph")
         let sqlDebug = SQLDebugSetting.isEnabled
         if sqlDebug { logger.logLevel = .debug }
@@ -370,8 +375,12 @@ final class SQLiteStore: @unchecked Sendable {
                             laterReferences.append((update.storage, slot, target))
                         }
                     }
+                    let index = fullTextIndexes[update.storage.layout.name]
+                    let touchesIndex = index != nil && slots.contains { $0.attribute?.options.contains(.spotlight) == true }
+                    if touchesIndex { try index?.remove(key: key, in: db) }
                     try updateRow(update.storage.layout, key: key, slots: slots, values: values, in: db,
                                   expectedVersion: update.storage.version)
+                    if touchesIndex { try index?.add(key: key, in: db) }
                     result.versions[ObjectIdentifier(update.storage)] = update.storage.version + 1
                 }
                 for (insert, values) in zip(request.inserts, insertRows) {
@@ -389,7 +398,9 @@ final class SQLiteStore: @unchecked Sendable {
                     }
                     if let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) {
                         droppedFiles += try externalFileNames(of: layout, keys: [existing], in: db)
+                        try fullTextIndexes[layout.name]?.remove(key: existing, in: db)
                         try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
+                        try fullTextIndexes[layout.name]?.add(key: existing, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
                         result.versions[ObjectIdentifier(insert.storage)] = try Int64.fetchOne(
                             db.cachedStatement(sql: "SELECT \"_version\" FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
@@ -397,8 +408,10 @@ final class SQLiteStore: @unchecked Sendable {
                         assignedKeys[ObjectIdentifier(insert.storage)] = existing
                     } else {
                         try insertRow(layout, values: values, in: db)
-                        result.insertOutcomes.append(.inserted(db.lastInsertedRowID))
-                        assignedKeys[ObjectIdentifier(insert.storage)] = db.lastInsertedRowID
+                        let key = db.lastInsertedRowID
+                        result.insertOutcomes.append(.inserted(key))
+                        assignedKeys[ObjectIdentifier(insert.storage)] = key
+                        try fullTextIndexes[layout.name]?.add(key: key, in: db)
                     }
                 }
                 for reference in laterReferences {
@@ -465,6 +478,7 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Deletes a row and every join-table row that refers to it.
     private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database) throws {
+        try fullTextIndexes[layout.name]?.remove(key: key, in: db)
         try db.cachedStatement(sql: "DELETE FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?").execute(arguments: [key])
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")

@@ -26,6 +26,9 @@ struct StoreSchemaWriter {
         for entity in schema.entities {
             try createOrUpdateTable(of: entity.layout, in: db)
         }
+        for entity in schema.entities {
+            try FullTextIndex.of(entity.layout)?.createOrUpdate(in: db)
+        }
         try recordSchema(in: db)
     }
 

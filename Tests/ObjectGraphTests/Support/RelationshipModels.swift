@@ -196,3 +196,17 @@ final class HandWrittenRight: PersistentModel {
     var specimens: [Specimen] = []
     init(name: String) { self.name = name }
 }
+
+/// Searchable text, weighted by attribute.
+@Model final class Article {
+    @Attribute(.spotlight) var title: String
+    @Attribute(.spotlight) var body: String
+    var category: String
+    var rating: Int = 0
+
+    init(title: String, body: String, category: String = "general") {
+        self.title = title
+        self.body = body
+        self.category = category
+    }
+}

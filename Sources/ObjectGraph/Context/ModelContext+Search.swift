@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+
+/// A piece of a search excerpt: text, and whether it is a match of the query.
+public struct TextFragment: Hashable, Sendable {
+    public let text: String
+    public let isMatch: Bool
+}
+
+/// One model found by a full-text search, with its relevance and excerpts of its matching attributes.
+public struct SearchHit<T: PersistentModel> {
+    public let model: T
+    /// Lower is more relevant (SQLite's bm25); hits come sorted by it.
+    public let score: Double
+    /// For each `.spotlight` attribute, by name, a short excerpt around the matches, split so that
+    /// the matches can be marked (and the rest escaped) by whoever shows them.
+    public let excerpts: [String: [TextFragment]]
+}
+
+/// A page of search hits and how many there are in all.
+public struct SearchResults<T: PersistentModel> {
+    public let hits: [SearchHit<T>]
+    public let totalCount: Int
+}
+
+extension ModelContext {
+    /// Searches the `@Attribute(.spotlight)` attributes of a model type with SQLite's full-text index,
+    /// most relevant first. This goes beyond SwiftData, which has no full-text search on Linux.
+    ///
+    /// ```swift
+    /// let results = try context.search(Snippet.self, for: "fetch -core \"sort descriptor\" pred*",
+    ///                                   where: #Predicate { $0.isFavorite }, weights: [\.title: 10])
+    /// ```
+    ///
+    /// The query understands words (all must match), quoted phrases, `prefix*` and `-excluded`; any
+    /// other character is searched for as text, so a query never fails. `weights` raise the
+    /// importance of matches in some attributes (1 by default). Saved data only: pending changes of
+    /// this context are not searched.
+    public func search<T: PersistentModel>(
+        _ type: T.Type = T.self,
+        for query: String,
+        where predicate: Predicate<T>? = nil,
+        weights: [PartialKeyPath<T>: Double] = [:],
+        limit: Int = 50,
+        offset: Int = 0
+    ) throws -> SearchResults<T> {
+        let layout = try store.layout(for: T.self)
+        guard let index = store.fullTextIndexes[layout.name] else {
+            throw SwiftDataError(
+                .unsupportedPredicate, "\(layout.name) has no attribute marked @Attribute(.spotlight) to search",
+                entity: layout.name)
+        }
+        guard let match = FullTextQuery(query).matchExpression else {
+            return SearchResults(hits: [], totalCount: 0)
+        }
+        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
+        let weightList = layout.spotlightSlots.map { slot in
+            weights.first { layout.slot(for: $0.key) === slot }?.value ?? 1
+        }
+        let fts = index.tableName.quotedIdentifier
+        let alias = RowQuery.alias.quotedIdentifier
+        let from = """
+            FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = \(fts).rowid
+            WHERE \(fts) MATCH ?\(condition.map { " AND \($0.sql)" } ?? "")
+            """
+        let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
+
+        let total = try store.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) \(from)", arguments: StatementArguments(arguments)) ?? 0
+        }
+        let rank = "bm25(\(fts)\(weightList.map { ", \($0)" }.joined()))"
+        let excerpts = layout.spotlightSlots.indices.map { column in
+            "snippet(\(fts), \(column), char(57344), char(57345), '…', 24)"
+        }
+        let sql = "SELECT \(([rank] + excerpts).joined(separator: ", ")), \(SQLiteStore.selectList(layout)) "
+            + "\(from) ORDER BY 1, \(alias).\"_pk\" LIMIT ? OFFSET ?"
+        let rows = try store.readRows(
+            layout, sql: sql, arguments: arguments + [max(0, limit).databaseValue, max(0, offset).databaseValue],
+            leadingColumns: 1 + excerpts.count)
+        var hits: [SearchHit<T>] = []
+        for (leading, row) in rows {
+            guard let model = try model(T.self, from: row, layout: layout, includeDeleted: false) else { continue }
+            var fragments: [String: [TextFragment]] = [:]
+            for (position, slot) in layout.spotlightSlots.enumerated() {
+                guard let text = String.fromDatabaseValue(leading[position + 1]), text.unicodeScalars.contains("\u{E000}") else { continue }
+                fragments[slot.name] = Self.fragments(of: text)
+            }
+            hits.append(SearchHit(model: model, score: Double.fromDatabaseValue(leading[0]) ?? 0, excerpts: fragments))
+        }
+        return SearchResults(hits: hits, totalCount: total)
+    }
+
+    /// Splits FTS5's marked excerpt (matches between U+E000 and U+E001) into fragments.
+    static func fragments(of marked: String) -> [TextFragment] {
+        var fragments: [TextFragment] = []
+        var current = ""
+        var inMatch = false
+        for scalar in marked.unicodeScalars {
+            if scalar == "\u{E000}" || scalar == "\u{E001}" {
+                if !current.isEmpty { fragments.append(TextFragment(text: current, isMatch: inMatch)) }
+                current = ""
+                inMatch = scalar == "\u{E000}"
+            } else {
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        if !current.isEmpty { fragments.append(TextFragment(text: current, isMatch: inMatch)) }
+        return fragments
+    }
+}

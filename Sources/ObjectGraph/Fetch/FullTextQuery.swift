@@ -1,0 +1,77 @@
+import Foundation
+
+/// Turns what a person types in a search box into an SQLite FTS5 query that cannot fail.
+///
+/// Understood: words (all must match), `"quoted phrases"`, `prefix*`, and `-word` or `-"phrase"` to
+/// exclude. Everything else is text: each term is written as an FTS5 string, so `NEAR`, `AND`, `(`,
+/// `:` or a stray quote typed by a user are searched for, never interpreted. An unbalanced quote
+/// runs to the end of the input.
+struct FullTextQuery: Equatable, Sendable {
+    struct Term: Equatable, Sendable {
+        var text: String
+        var isPrefix = false
+        var isExcluded = false
+    }
+
+    let terms: [Term]
+
+    init(_ input: String) {
+        var terms: [Term] = []
+        var index = input.startIndex
+        while index < input.endIndex {
+            let character = input[index]
+            if character.isWhitespace {
+                index = input.index(after: index)
+                continue
+            }
+            var excluded = false
+            var start = index
+            if character == "-", input.index(after: index) < input.endIndex, !input[input.index(after: index)].isWhitespace {
+                excluded = true
+                start = input.index(after: index)
+            }
+            if input[start] == "\"" {
+                let open = input.index(after: start)
+                let close = input[open...].firstIndex(of: "\"") ?? input.endIndex
+                let phrase = String(input[open..<close])
+                if Self.hasSearchableText(phrase) { terms.append(Term(text: phrase, isExcluded: excluded)) }
+                index = close < input.endIndex ? input.index(after: close) : close
+                continue
+            }
+            let end = input[start...].firstIndex(where: { $0.isWhitespace }) ?? input.endIndex
+            var word = String(input[start..<end])
+            var prefix = false
+            while word.hasSuffix("*") {
+                prefix = true
+                word.removeLast()
+            }
+            if Self.hasSearchableText(word) { terms.append(Term(text: word, isPrefix: prefix, isExcluded: excluded)) }
+            index = end
+        }
+        self.terms = terms
+    }
+
+    /// True when there is nothing to search for (empty input, or only punctuation).
+    var isEmpty: Bool { !terms.contains { !$0.isExcluded } }
+
+    /// The FTS5 MATCH expression, or nil when nothing can be searched for. Exclusions need at least one
+    /// included term, because FTS5 cannot start with NOT.
+    var matchExpression: String? {
+        let included = terms.filter { !$0.isExcluded }.map(Self.quoted)
+        guard !included.isEmpty else { return nil }
+        var expression = included.joined(separator: " AND ")
+        for term in terms where term.isExcluded {
+            expression = "(\(expression)) NOT \(Self.quoted(term))"
+        }
+        return expression
+    }
+
+    private static func quoted(_ term: Term) -> String {
+        "\"" + term.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (term.isPrefix ? " *" : "")
+    }
+
+    /// FTS5's tokenizer drops punctuation; a term made only of it would match nothing, or fail.
+    private static func hasSearchableText(_ text: String) -> Bool {
+        text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) }
+    }
+}

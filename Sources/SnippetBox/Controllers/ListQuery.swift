@@ -1,0 +1,183 @@
+import Foundation
+import ObjectGraph
+import Vapor
+
+/// Everything the list page's GET form can ask for, read from the URL so that every state of the
+/// list can be bookmarked and shared: a text search, filters that combine, an order and a page.
+struct ListQuery: Sendable, Equatable {
+    enum TagMode: String, Sendable, CaseIterable { case any, all, none }
+    enum SortKey: String, Sendable, CaseIterable { case updated, created, title, language }
+
+    static let pageSizes = [10, 25, 50, 100]
+
+    var text = ""
+    /// A folder's UUID, or "unfiled".
+    var folder: String?
+    var tags: [String] = []
+    var tagMode: TagMode = .any
+    var language: CodingLanguage?
+    var favoritesOnly = false
+    var withImageOnly = false
+    var createdFrom: Date?
+    var createdTo: Date?
+    var updatedFrom: Date?
+    var updatedTo: Date?
+    var sort: SortKey = .updated
+    var ascending = false
+    var pageSize = 25
+    var page = 1
+
+    init() {}
+
+    init(query: URLQueryContainer) {
+        func value(_ key: String) -> String? {
+            (try? query.get(String.self, at: key)).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        text = String((value("q") ?? "").prefix(500))
+        folder = value("folder").flatMap { $0 == "unfiled" || UUID(uuidString: $0) != nil ? $0 : nil }
+        tags = ((try? query.get([String].self, at: "tag")) ?? (value("tag").map { [$0] } ?? []))
+            .filter { UUID(uuidString: $0) != nil }
+        tagMode = value("tagMode").flatMap(TagMode.init(rawValue:)) ?? .any
+        language = value("language").flatMap(CodingLanguage.init(rawValue:))
+        favoritesOnly = value("favorites") == "1"
+        withImageOnly = value("image") == "1"
+        createdFrom = value("createdFrom").flatMap(Self.day)
+        createdTo = value("createdTo").flatMap(Self.day).map { $0.addingTimeInterval(86_400) }
+        updatedFrom = value("updatedFrom").flatMap(Self.day)
+        updatedTo = value("updatedTo").flatMap(Self.day).map { $0.addingTimeInterval(86_400) }
+        sort = value("sort").flatMap(SortKey.init(rawValue:)) ?? .updated
+        ascending = value("order") == "asc"
+        pageSize = value("size").flatMap(Int.init).flatMap { Self.pageSizes.contains($0) ? $0 : nil } ?? 25
+        page = max(1, min(value("page").flatMap(Int.init) ?? 1, 1_000_000))
+    }
+
+    /// `yyyy-MM-dd` as the start of that day in UTC (what a date input sends).
+    static func day(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.date(from: text)
+    }
+
+    static func dayString(_ date: Date?) -> String {
+        guard let date else { return "" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: date)
+    }
+
+    /// Whether the search box holds anything to search for (letters or digits).
+    var isSearch: Bool { text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
+
+    /// True when something narrows the list beyond "all snippets".
+    var hasFilters: Bool {
+        isSearch || folder != nil || !tags.isEmpty || language != nil || favoritesOnly || withImageOnly
+            || createdFrom != nil || createdTo != nil || updatedFrom != nil || updatedTo != nil
+    }
+
+    /// The query string of this state ("" for the defaults), optionally with some parts changed.
+    func queryString(page: Int? = nil, dropping: Set<String> = []) -> String {
+        var items: [(String, String)] = []
+        if !text.isEmpty { items.append(("q", text)) }
+        if let folder { items.append(("folder", folder)) }
+        for tag in tags { items.append(("tag", tag)) }
+        if !tags.isEmpty && tagMode != .any { items.append(("tagMode", tagMode.rawValue)) }
+        if let language { items.append(("language", language.rawValue)) }
+        if favoritesOnly { items.append(("favorites", "1")) }
+        if withImageOnly { items.append(("image", "1")) }
+        if createdFrom != nil { items.append(("createdFrom", Self.dayString(createdFrom))) }
+        if let createdTo { items.append(("createdTo", Self.dayString(createdTo.addingTimeInterval(-86_400)))) }
+        if updatedFrom != nil { items.append(("updatedFrom", Self.dayString(updatedFrom))) }
+        if let updatedTo { items.append(("updatedTo", Self.dayString(updatedTo.addingTimeInterval(-86_400)))) }
+        if sort != .updated { items.append(("sort", sort.rawValue)) }
+        if ascending { items.append(("order", "asc")) }
+        if pageSize != 25 { items.append(("size", String(pageSize))) }
+        let chosenPage = page ?? self.page
+        if chosenPage > 1 { items.append(("page", String(chosenPage))) }
+        let kept = items.filter { !dropping.contains($0.0) }
+        return kept.isEmpty ? "" : "?" + kept.map { "\($0.0)=\($0.1.urlQueryEscaped)" }.joined(separator: "&")
+    }
+
+    /// The sidebar entry to highlight.
+    var sidebarKey: String {
+        let onlyOne = [folder != nil, !tags.isEmpty, favoritesOnly].filter { $0 }.count == 1 && !isSearch && language == nil
+        guard onlyOne || !hasFilters else { return "" }
+        if favoritesOnly { return "favorites" }
+        if folder == "unfiled" { return "unfiled" }
+        if let folder { return "folder:\(folder)" }
+        if tags.count == 1 { return "tag:\(tags[0])" }
+        return "all"
+    }
+
+    // MARK: The query
+
+    /// One predicate per filter in use, combined: only the filters asked for reach SQL.
+    func predicate(folderKey: PersistentIdentifier?) -> Predicate<Snippet> {
+        var parts: [Predicate<Snippet>] = []
+        if folder == "unfiled" {
+            parts.append(#Predicate { $0.folder == nil })
+        } else if let folderID = folderKey {
+            parts.append(#Predicate { $0.folder?.persistentModelID == folderID })
+        }
+        let tagIDs = tags.compactMap(UUID.init(uuidString:))
+        if !tagIDs.isEmpty {
+            switch tagMode {
+            case .any:
+                parts.append(#Predicate { $0.tags.contains { tagIDs.contains($0.uuid) } })
+            case .all:
+                let count = tagIDs.count
+                parts.append(#Predicate { $0.tags.filter { tagIDs.contains($0.uuid) }.count == count })
+            case .none:
+                parts.append(#Predicate { !$0.tags.contains { tagIDs.contains($0.uuid) } })
+            }
+        }
+        if let language {
+            parts.append(#Predicate { $0.language == language })
+        }
+        if favoritesOnly {
+            parts.append(#Predicate { $0.isFavorite })
+        }
+        if withImageOnly {
+            parts.append(#Predicate { $0.imageContentType != nil })
+        }
+        if let createdFrom {
+            parts.append(#Predicate { $0.createdAt >= createdFrom })
+        }
+        if let createdTo {
+            parts.append(#Predicate { $0.createdAt < createdTo })
+        }
+        if let updatedFrom {
+            parts.append(#Predicate { $0.updatedAt >= updatedFrom })
+        }
+        if let updatedTo {
+            parts.append(#Predicate { $0.updatedAt < updatedTo })
+        }
+        return Predicates.all(parts)
+    }
+
+    var sortDescriptors: [SortDescriptor<Snippet>] {
+        let order: SortOrder = ascending ? .forward : .reverse
+        switch sort {
+        case .updated: return [SortDescriptor(\.updatedAt, order: order)]
+        case .created: return [SortDescriptor(\.createdAt, order: order)]
+        case .title: return [SortDescriptor(\.title, order: order)]
+        case .language: return [SortDescriptor(\.language.rawValue, order: order), SortDescriptor(\.title)]
+        }
+    }
+
+    /// The folder the query names, looked up once; throws "not found" for a folder that is gone.
+    func folderKey(in context: ModelContext) throws -> (key: PersistentIdentifier?, name: String?) {
+        guard let folder, folder != "unfiled", let id = UUID(uuidString: folder) else { return (nil, nil) }
+        guard let model = try Lookup.folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+        return (model.persistentModelID, model.name)
+    }
+}
+
+extension String {
+    var urlQueryEscaped: String {
+        addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? self
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import ObjectGraph
+import Vapor
+
+/// Saved searches: a name for the list page's current query, listed in the sidebar.
+struct SavedSearchController: RouteCollection {
+    let settings: AppSettings
+
+    func boot(routes: any RoutesBuilder) throws {
+        let searches = routes.grouped("searches")
+        searches.post(use: create)
+        searches.post(":id", "delete", use: delete)
+    }
+
+    struct SaveInput: Content {
+        var name: String?
+        /// The list page's query string, with or without "?".
+        var query: String?
+    }
+
+    @Sendable func create(req: Request) async throws -> Response {
+        let input = try req.content.decode(SaveInput.self)
+        let name = (input.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        var given = input.query ?? ""
+        if given.hasPrefix("?") { given.removeFirst() }
+        let query = given
+        guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength else {
+            req.flash("Give the search a name (up to \(ValidatedSnippetForm.maxNameLength) characters) to save it.")
+            return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
+        }
+        guard query.count <= 4_000, !query.contains("#") else { throw Abort(.badRequest, reason: "That search cannot be saved.") }
+        try await req.store.write { context in context.insert(SavedSearch(name: name, query: query)) }
+        req.flash("Saved the search “\(name)”.")
+        return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
+    }
+
+    @Sendable func delete(req: Request) async throws -> Response {
+        guard let text = req.parameters.get("id"), let id = UUID(uuidString: text) else { throw Abort(.notFound) }
+        let name = try await req.store.write { context -> String in
+            guard let search = try context.fetch(FetchDescriptor(predicate: #Predicate<SavedSearch> { $0.uuid == id })).first else {
+                throw Abort(.notFound, reason: "There is no such saved search.")
+            }
+            context.delete(search)
+            return search.name
+        }
+        req.flash("Removed the saved search “\(name)”.")
+        return req.redirect(to: "\(settings.basePath)/snippets")
+    }
+}

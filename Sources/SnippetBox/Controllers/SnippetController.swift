@@ -1,0 +1,253 @@
+import Foundation
+import ObjectGraph
+import Vapor
+
+/// Snippets: the list, one snippet, its form, and the actions on it.
+struct SnippetController: RouteCollection {
+    let settings: AppSettings
+
+    func boot(routes: any RoutesBuilder) throws {
+        let snippets = routes.grouped("snippets")
+        let uploadLimit = ByteCount(value: settings.maxUploadBytes + 2 * 1024 * 1024)
+        snippets.get(use: list)
+        snippets.get("new", use: newForm)
+        snippets.on(.POST, body: .collect(maxSize: uploadLimit), use: create)
+        snippets.group(":id") { snippet in
+            snippet.get(use: show)
+            snippet.on(.POST, body: .collect(maxSize: uploadLimit), use: update)
+            snippet.get("edit", use: editForm)
+            snippet.get("delete", use: confirmDelete)
+            snippet.post("delete", use: delete)
+            snippet.post("favorite", use: toggleFavorite)
+            snippet.post("move", use: move)
+            snippet.get("raw", use: raw)
+            snippet.get("download", use: download)
+            snippet.get("image", use: image)
+        }
+    }
+
+    // MARK: Pages
+
+    @Sendable func list(req: Request) async throws -> View {
+        try await listPage(req, selected: nil)
+    }
+
+    @Sendable func show(req: Request) async throws -> View {
+        try await listPage(req, selected: try snippetID(req))
+    }
+
+    private func listPage(_ req: Request, selected: UUID?) async throws -> View {
+        let query = ListQuery(query: req.query)
+        let (sidebar, page) = try await req.store.read { context in
+            let presenter = Presenter(context: context)
+            var selectedDetail: SnippetDetail?
+            if let selected {
+                guard let snippet = try Lookup.snippet(selected, in: context) else {
+                    throw Abort(.notFound, reason: "There is no such snippet; it may have been deleted.")
+                }
+                selectedDetail = presenter.detail(snippet)
+            }
+            let results = try SnippetList(query: query, context: context).load()
+            let rows = results.snippets.map { presenter.row($0.snippet, selectedID: selected, excerpts: $0.excerpts) }
+            let isStoreEmpty = try rows.isEmpty && context.fetchCount(FetchDescriptor<Snippet>()) == 0
+            let page = SnippetListPage(
+                heading: results.heading, filterQuery: query.queryString(),
+                rows: rows, selected: selectedDetail, isStoreEmpty: isStoreEmpty,
+                folderOptions: try presenter.folderOptions(selected: selectedDetail?.folderID),
+                form: results.form, pagination: results.pagination, isSearch: query.isSearch)
+            return (try presenter.sidebar(current: query.sidebarKey), page)
+        }
+        return try await req.view.render("snippets", PageContext(
+            title: page.selected?.title ?? page.heading, base: settings.basePath, flash: req.takeFlash(),
+            sidebar: sidebar, content: page))
+    }
+
+    @Sendable func newForm(req: Request) async throws -> View {
+        var values = SnippetFormValues()
+        if let folder = try? req.query.get(String.self, at: "folder"), UUID(uuidString: folder) != nil { values.folder = folder }
+        return try await formPage(req, id: nil, values: values, checkedTags: [], errors: [:], hasImage: false)
+    }
+
+    @Sendable func editForm(req: Request) async throws -> View {
+        let id = try snippetID(req)
+        let (values, tags, hasImage) = try await req.store.read { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let values = SnippetFormValues(
+                title: snippet.title, code: snippet.code, notes: snippet.notes, language: snippet.language.rawValue,
+                folder: snippet.folder?.uuid.uuidString ?? "", isFavorite: snippet.isFavorite)
+            return (values, Set(snippet.tags.map(\.uuid.uuidString)), snippet.imageContentType != nil)
+        }
+        return try await formPage(req, id: id, values: values, checkedTags: tags, errors: [:], hasImage: hasImage)
+    }
+
+    private func formPage(
+        _ req: Request, id: UUID?, values: SnippetFormValues, checkedTags: Set<String>, errors: [String: String], hasImage: Bool
+    ) async throws -> View {
+        let settings = self.settings
+        let (sidebar, page) = try await req.store.read { context in
+            let presenter = Presenter(context: context)
+            let page = SnippetFormPage(
+                isNew: id == nil, id: id?.uuidString,
+                action: id.map { "\(settings.basePath)/snippets/\($0.uuidString)" } ?? "\(settings.basePath)/snippets",
+                values: values, errors: errors,
+                languages: presenter.languageOptions(selected: values.language),
+                folders: try presenter.folderOptions(selected: values.folder),
+                tags: try presenter.tagOptions(checked: checkedTags),
+                hasImage: hasImage, maxUploadMB: settings.maxUploadMegabytes)
+            return (try presenter.sidebar(current: ""), page)
+        }
+        return try await req.view.render("snippet-form", PageContext(
+            title: id == nil ? "New snippet" : "Edit “\(values.title)”", base: settings.basePath, flash: req.takeFlash(),
+            sidebar: sidebar, content: page))
+    }
+
+    // MARK: Actions
+
+    @Sendable func create(req: Request) async throws -> Response {
+        let form = ValidatedSnippetForm(try req.content.decode(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
+        guard form.isValid else {
+            return try await formPage(req, id: nil, values: form.values, checkedTags: form.checkedTags,
+                                      errors: form.errors, hasImage: false)
+                .encodeResponse(status: .unprocessableEntity, for: req)
+        }
+        let id = try await req.store.write { context in
+            let snippet = Snippet(title: form.values.title)
+            context.insert(snippet)
+            try form.apply(to: snippet, in: context)
+            return snippet.uuid
+        }
+        req.flash("Snippet created.")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+    }
+
+    @Sendable func update(req: Request) async throws -> Response {
+        let id = try snippetID(req)
+        let form = ValidatedSnippetForm(try req.content.decode(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
+        guard form.isValid else {
+            let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
+            return try await formPage(req, id: id, values: form.values, checkedTags: form.checkedTags,
+                                      errors: form.errors, hasImage: hasImage)
+                .encodeResponse(status: .unprocessableEntity, for: req)
+        }
+        try await req.store.write { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            try form.apply(to: snippet, in: context)
+        }
+        req.flash("Snippet saved.")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+    }
+
+    @Sendable func confirmDelete(req: Request) async throws -> View {
+        let id = try snippetID(req)
+        let (sidebar, page) = try await req.store.read { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.uuidString, title: snippet.title))
+        }
+        return try await req.view.render("snippet-delete", PageContext(
+            title: "Delete “\(page.title)”?", base: settings.basePath, flash: nil, sidebar: sidebar, content: page))
+    }
+
+    @Sendable func delete(req: Request) async throws -> Response {
+        let id = try snippetID(req)
+        let title = try await req.store.write { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            context.delete(snippet)
+            return snippet.title
+        }
+        req.flash("Deleted “\(title)”.")
+        return req.redirect(to: "\(settings.basePath)/snippets")
+    }
+
+    @Sendable func toggleFavorite(req: Request) async throws -> Response {
+        let id = try snippetID(req)
+        let isFavorite = try await req.store.write { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            snippet.isFavorite.toggle()
+            return snippet.isFavorite
+        }
+        req.flash(isFavorite ? "Added to favorites." : "Removed from favorites.")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)\(ListQuery(query: req.query).queryString())")
+    }
+
+    struct MoveInput: Content {
+        var folder: String?
+    }
+
+    @Sendable func move(req: Request) async throws -> Response {
+        let id = try snippetID(req)
+        let target = try req.content.decode(MoveInput.self).folder ?? ""
+        let folderName = try await req.store.write { context -> String in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            if target.isEmpty {
+                snippet.folder = nil
+                snippet.refreshSearchKeywords()
+                return "Unfiled"
+            }
+            guard let folderID = UUID(uuidString: target), let folder = try Lookup.folder(folderID, in: context) else {
+                throw Abort(.badRequest, reason: "There is no such folder.")
+            }
+            snippet.folder = folder
+            snippet.updatedAt = Date.now
+            snippet.refreshSearchKeywords()
+            return folder.name
+        }
+        req.flash("Moved to \(folderName).")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+    }
+
+    // MARK: Files
+
+    @Sendable func raw(req: Request) async throws -> Response {
+        let (code, language) = try await codeAndLanguage(req)
+        let response = Response(status: .ok, body: .init(string: code))
+        response.headers.replaceOrAdd(name: .contentType, value: language.rawContentType)
+        return response
+    }
+
+    @Sendable func download(req: Request) async throws -> Response {
+        let id = try snippetID(req)
+        let (code, language, title) = try await req.store.read { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            return (snippet.code, snippet.language, snippet.title)
+        }
+        let response = Response(status: .ok, body: .init(string: code))
+        response.headers.replaceOrAdd(name: .contentType, value: "\(language.mimeType); charset=utf-8")
+        let name = Formatting.downloadName(title: title, language: language)
+        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(name)\"")
+        return response
+    }
+
+    @Sendable func image(req: Request) async throws -> Response {
+        let id = try snippetID(req)
+        let found = try await req.store.read { context -> (Data, String, Date)? in
+            guard let snippet = try Lookup.snippet(id, in: context), let data = snippet.imageData,
+                  let type = snippet.imageContentType else { return nil }
+            return (data, type, snippet.updatedAt)
+        }
+        guard let (data, contentType, updated) = found else { throw Abort(.notFound, reason: "This snippet has no image.") }
+        let etag = "\"\(Int(updated.timeIntervalSince1970))-\(data.count)\""
+        if req.headers.first(name: .ifNoneMatch) == etag {
+            return Response(status: .notModified, headers: ["ETag": etag])
+        }
+        let response = Response(status: .ok, body: .init(data: data))
+        response.headers.replaceOrAdd(name: .contentType, value: contentType)
+        response.headers.replaceOrAdd(name: .eTag, value: etag)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
+        return response
+    }
+
+    private func codeAndLanguage(_ req: Request) async throws -> (String, CodingLanguage) {
+        let id = try snippetID(req)
+        return try await req.store.read { context in
+            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            return (snippet.code, snippet.language)
+        }
+    }
+
+    private func snippetID(_ req: Request) throws -> UUID {
+        guard let text = req.parameters.get("id"), let id = UUID(uuidString: text) else {
+            throw Abort(.notFound, reason: "There is no such snippet.")
+        }
+        return id
+    }
+}

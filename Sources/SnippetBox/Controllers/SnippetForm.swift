@@ -1,0 +1,142 @@
+import Foundation
+import ObjectGraph
+import Vapor
+
+/// What the snippet form posts (as multipart, for the image).
+struct SnippetFormInput: Content {
+    var title: String?
+    var language: String?
+    var folder: String?
+    var newFolder: String?
+    var tags: [String]?
+    var newTags: String?
+    var code: String?
+    var notes: String?
+    var image: File?
+    var removeImage: String?
+    var isFavorite: String?
+}
+
+/// The form's input, checked: either valid values ready to apply, or a message for each invalid field.
+struct ValidatedSnippetForm: Sendable {
+    static let maxTitleLength = 200
+    static let maxNameLength = 100
+    static let maxCodeCharacters = 1_000_000
+    static let maxNotesCharacters = 200_000
+
+    var values: SnippetFormValues
+    var checkedTags: Set<String>
+    var language: CodingLanguage = .plaintext
+    var newTagNames: [String] = []
+    var image: (data: Data, contentType: String)?
+    var removeImage = false
+    var errors: [String: String] = [:]
+
+    init(_ input: SnippetFormInput, maxUploadBytes: Int) {
+        values = SnippetFormValues(
+            title: (input.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+            code: (input.code ?? "").replacingOccurrences(of: "\r\n", with: "\n"),
+            notes: (input.notes ?? "").replacingOccurrences(of: "\r\n", with: "\n"),
+            language: input.language ?? CodingLanguage.plaintext.rawValue,
+            folder: input.folder ?? "",
+            newFolder: (input.newFolder ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+            newTags: input.newTags ?? "",
+            isFavorite: input.isFavorite != nil)
+        checkedTags = Set(input.tags ?? [])
+        removeImage = input.removeImage != nil
+
+        if values.title.isEmpty {
+            errors["title"] = "Give the snippet a title."
+        } else if values.title.count > Self.maxTitleLength {
+            errors["title"] = "Keep the title under \(Self.maxTitleLength) characters."
+        }
+        if let language = CodingLanguage(rawValue: values.language) {
+            self.language = language
+        } else {
+            errors["language"] = "Choose a language from the list."
+        }
+        if !values.folder.isEmpty && UUID(uuidString: values.folder) == nil {
+            errors["folder"] = "Choose a folder from the list."
+        }
+        if values.newFolder.count > Self.maxNameLength {
+            errors["newFolder"] = "Keep folder names under \(Self.maxNameLength) characters."
+        }
+        newTagNames = values.newTags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+        if let long = newTagNames.first(where: { $0.count > Self.maxNameLength }) {
+            errors["newTags"] = "Tag names must be under \(Self.maxNameLength) characters (“\(long.prefix(20))…” is not)."
+        }
+        if values.code.count > Self.maxCodeCharacters {
+            errors["code"] = "The code is longer than \(Self.maxCodeCharacters) characters."
+        }
+        if values.notes.count > Self.maxNotesCharacters {
+            errors["notes"] = "The notes are longer than \(Self.maxNotesCharacters) characters."
+        }
+        for (field, text) in [("title", values.title), ("code", values.code), ("notes", values.notes)] where text.contains("\0") {
+            errors[field] = "This field contains a NUL character, which a snippet cannot hold."
+        }
+        if let file = input.image, file.data.readableBytes > 0 {
+            let data = Data(buffer: file.data)
+            if data.count > maxUploadBytes {
+                errors["image"] = "The image is larger than \(maxUploadBytes / (1024 * 1024)) MB."
+            } else if let kind = ImageKind(sniffing: data) {
+                image = (data, kind.contentType)
+            } else {
+                errors["image"] = "Only PNG, JPEG, GIF and WebP images can be attached; this file is none of those."
+            }
+        }
+    }
+
+    var isValid: Bool { errors.isEmpty }
+
+    /// Writes the form's values into a snippet, creating the new folder and tags it names.
+    func apply(to snippet: Snippet, in context: ModelContext) throws {
+        snippet.title = values.title
+        snippet.code = values.code
+        snippet.notes = values.notes
+        snippet.language = language
+        snippet.isFavorite = values.isFavorite
+        snippet.updatedAt = Date.now
+
+        if !values.newFolder.isEmpty {
+            let name = values.newFolder
+            let existing = try context.fetch(FetchDescriptor(predicate: #Predicate<Folder> { $0.name == name })).first
+            let folder = existing ?? Folder(name: name)
+            if existing == nil { context.insert(folder) }
+            snippet.folder = folder
+        } else if let id = UUID(uuidString: values.folder) {
+            guard let folder = try Lookup.folder(id, in: context) else {
+                throw Abort(.badRequest, reason: "The chosen folder no longer exists.")
+            }
+            snippet.folder = folder
+        } else {
+            snippet.folder = nil
+        }
+
+        var tags: [Tag] = []
+        for id in checkedTags.compactMap(UUID.init(uuidString:)) {
+            if let tag = try Lookup.tag(id, in: context) { tags.append(tag) }
+        }
+        var colorIndex = try context.fetchCount(FetchDescriptor<Tag>())
+        for name in newTagNames {
+            if let existing = try Lookup.tag(named: name, in: context) {
+                if !tags.contains(where: { $0 === existing }) { tags.append(existing) }
+            } else if !tags.contains(where: { $0.normalizedName == Tag.normalize(name) }) {
+                let tag = Tag(name: name, color: ColorData.palette[colorIndex % ColorData.palette.count])
+                colorIndex += 1
+                context.insert(tag)
+                tags.append(tag)
+            }
+        }
+        snippet.tags = tags.sorted { $0.normalizedName < $1.normalizedName }
+
+        snippet.refreshSearchKeywords()
+        if let image {
+            snippet.imageData = image.data
+            snippet.imageContentType = image.contentType
+        } else if removeImage {
+            snippet.imageData = nil
+            snippet.imageContentType = nil
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ObjectGraph
+import Vapor
+
+/// Runs a list query: the page of snippets (ranked by relevance when searching), the total, and the
+/// counts beside each folder, tag and language choice, each computed for the current query without
+/// that choice's own filter.
+struct SnippetList {
+    let query: ListQuery
+    let context: ModelContext
+
+    struct Results {
+        let heading: String
+        let snippets: [(snippet: Snippet, excerpts: [String: [TextFragment]])]
+        let form: ListForm
+        let pagination: Pagination
+    }
+
+    func load() throws -> Results {
+        let (folderKey, folderName) = try query.folderKey(in: context)
+        let predicate = query.predicate(folderKey: folderKey)
+        let offset = (query.page - 1) * query.pageSize
+        var snippets: [(snippet: Snippet, excerpts: [String: [TextFragment]])]
+        let total: Int
+        if query.isSearch {
+            let results = try context.search(
+                Snippet.self, for: query.text, where: predicate,
+                weights: [\.title: 10, \.searchKeywords: 4, \.notes: 2, \.code: 1],
+                limit: query.pageSize, offset: offset)
+            snippets = results.hits.map { ($0.model, $0.excerpts) }
+            total = results.totalCount
+        } else {
+            var descriptor = FetchDescriptor<Snippet>(predicate: predicate, sortBy: query.sortDescriptors)
+            descriptor.fetchLimit = query.pageSize
+            descriptor.fetchOffset = offset
+            descriptor.relationshipKeyPathsForPrefetching = [\.folder, \.tags]
+            snippets = try context.fetch(descriptor).map { ($0, [:]) }
+            total = try context.fetchCount(FetchDescriptor<Snippet>(predicate: predicate))
+        }
+        return Results(
+            heading: try heading(folderName: folderName, total: total),
+            snippets: snippets, form: try form(), pagination: pagination(total: total))
+    }
+
+    private func heading(folderName: String?, total: Int) throws -> String {
+        if query.isSearch { return "\(total) result\(total == 1 ? "" : "s") for “\(query.text)”" }
+        if query.hasFilters {
+            if query.favoritesOnly && !otherFilters(except: "favorites") { return "Favorites" }
+            if query.folder == "unfiled" && !otherFilters(except: "folder") { return "Unfiled" }
+            if let folderName, !otherFilters(except: "folder") { return folderName }
+            if query.tags.count == 1, !otherFilters(except: "tag"), let id = UUID(uuidString: query.tags[0]),
+               let tag = try Lookup.tag(id, in: context) {
+                return "Tagged “\(tag.name)”"
+            }
+            return "\(total) matching snippet\(total == 1 ? "" : "s")"
+        }
+        return "All snippets"
+    }
+
+    private func otherFilters(except kept: String) -> Bool {
+        var rest = query
+        switch kept {
+        case "favorites": rest.favoritesOnly = false
+        case "folder": rest.folder = nil
+        default: rest.tags = []
+        }
+        return rest.hasFilters
+    }
+
+    private func counts<Key>(_ body: (Predicate<Snippet>, String?) throws -> Key, without change: (inout ListQuery) -> Void) throws -> Key {
+        var facet = query
+        change(&facet)
+        let key = try facet.folderKey(in: context).key
+        return try body(facet.predicate(folderKey: key), query.isSearch ? query.text : nil)
+    }
+
+    private func form() throws -> ListForm {
+        let folderCounts = try counts({ try context.counts(of: \Snippet.folder, where: $0, matching: $1) }, without: { $0.folder = nil })
+        let tagCounts = try counts({ try context.counts(ofEach: \Snippet.tags, where: $0, matching: $1) }, without: { $0.tags = [] })
+        let languageCounts = try counts({ try context.counts(of: \Snippet.language, where: $0, matching: $1) }, without: { $0.language = nil })
+
+        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        var folderChoices = [ListForm.Choice(value: "", label: "Any folder", count: folderCounts.values.reduce(0, +), isSelected: query.folder == nil)]
+        folderChoices.append(ListForm.Choice(value: "unfiled", label: "Unfiled", count: folderCounts[nil] ?? 0, isSelected: query.folder == "unfiled"))
+        folderChoices += folders.map {
+            ListForm.Choice(value: $0.uuid.uuidString, label: $0.name, count: folderCounts[$0.persistentModelID] ?? 0,
+                            isSelected: query.folder == $0.uuid.uuidString)
+        }
+        let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
+        let tagChoices = tags.map {
+            ListForm.Choice(value: $0.uuid.uuidString, label: $0.name, count: tagCounts[$0.persistentModelID] ?? 0,
+                            isSelected: query.tags.contains($0.uuid.uuidString), color: $0.color.hex)
+        }
+        let languageChoices = [ListForm.Choice(value: "", label: "Any language", count: languageCounts.values.reduce(0, +), isSelected: query.language == nil)]
+            + CodingLanguage.allCases.sorted().compactMap { language in
+                let count = languageCounts[language] ?? 0
+                guard count > 0 || query.language == language else { return nil }
+                return ListForm.Choice(value: language.rawValue, label: language.displayName, count: count, isSelected: query.language == language)
+            }
+        return ListForm(
+            text: query.text, folders: folderChoices, tags: tagChoices, tagMode: query.tagMode.rawValue,
+            languages: languageChoices, favoritesOnly: query.favoritesOnly, withImageOnly: query.withImageOnly,
+            createdFrom: ListQuery.dayString(query.createdFrom),
+            createdTo: ListQuery.dayString(query.createdTo?.addingTimeInterval(-86_400)),
+            updatedFrom: ListQuery.dayString(query.updatedFrom),
+            updatedTo: ListQuery.dayString(query.updatedTo?.addingTimeInterval(-86_400)),
+            sorts: ListQuery.SortKey.allCases.map { Option(value: $0.rawValue, label: $0.rawValue.capitalized, isSelected: query.sort == $0) },
+            order: query.ascending ? "asc" : "desc",
+            pageSizes: ListQuery.pageSizes.map { Option(value: String($0), label: String($0), isSelected: query.pageSize == $0) },
+            hasFilters: query.hasFilters)
+    }
+
+    private func pagination(total: Int) -> Pagination {
+        let pageCount = max(1, (total + query.pageSize - 1) / query.pageSize)
+        let first = total == 0 ? 0 : (query.page - 1) * query.pageSize + 1
+        return Pagination(
+            page: query.page, pageCount: pageCount, total: total,
+            first: min(first, total), last: min(query.page * query.pageSize, total),
+            previousQuery: query.page > 1 ? query.queryString(page: query.page - 1) : nil,
+            nextQuery: query.page < pageCount ? query.queryString(page: query.page + 1) : nil)
+    }
+}

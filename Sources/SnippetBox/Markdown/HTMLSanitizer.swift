@@ -1,0 +1,122 @@
+import Foundation
+
+/// Keeps the HTML that Markdown produces and escapes everything else.
+///
+/// Tags are kept only when they are on an allow-list, and only with allowed attributes; links and
+/// images keep their address only when it is `http`, `https`, `mailto` or relative. Any other tag
+/// (`<script>`, `<iframe>`, `<img onerror=…>`, comments) is written back as visible text.
+struct HTMLSanitizer: Sendable {
+    static let allowedTags: Set<String> = [
+        "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "del", "code", "pre", "blockquote",
+        "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td",
+    ]
+    static let allowedAttributes: [String: Set<String>] = [
+        "a": ["href", "title"], "img": ["src", "alt", "title"], "code": ["class"], "ol": ["start"],
+    ]
+
+    func sanitize(_ html: String) -> String {
+        var output = ""
+        output.reserveCapacity(html.utf8.count)
+        var index = html.startIndex
+        while index < html.endIndex {
+            let character = html[index]
+            if character == "<", let end = html[index...].firstIndex(of: ">") {
+                let tag = String(html[html.index(after: index)..<end])
+                if let rebuilt = rebuild(tag) {
+                    output += rebuilt
+                } else {
+                    output += escape(String(html[index...end]))
+                }
+                index = html.index(after: end)
+            } else if character == "<" {
+                output += "&lt;"
+                index = html.index(after: index)
+            } else if character == ">" {
+                output += "&gt;"
+                index = html.index(after: index)
+            } else {
+                output.append(character)
+                index = html.index(after: index)
+            }
+        }
+        return output
+    }
+
+    /// The tag written back from its parsed name and allowed attributes, or nil if it is not allowed.
+    private func rebuild(_ inner: String) -> String? {
+        var text = Substring(inner)
+        let isClosing = text.hasPrefix("/")
+        if isClosing { text = text.dropFirst() }
+        let isSelfClosing = text.hasSuffix("/")
+        if isSelfClosing { text = text.dropLast() }
+        let name = String(text.prefix { $0.isLetter || $0.isNumber }).lowercased()
+        guard !name.isEmpty, Self.allowedTags.contains(name) else { return nil }
+        if isClosing { return "</\(name)>" }
+        var attributes = ""
+        for (key, value) in parseAttributes(text.dropFirst(name.count)) {
+            guard Self.allowedAttributes[name]?.contains(key) == true else { continue }
+            if (key == "href" || key == "src") && !isSafeURL(value) { continue }
+            attributes += " \(key)=\"\(escape(value))\""
+        }
+        if name == "a" { attributes += " rel=\"nofollow noopener noreferrer\"" }
+        return "<\(name)\(attributes)\(isSelfClosing ? "/" : "")>"
+    }
+
+    private func parseAttributes(_ text: Substring) -> [(String, String)] {
+        var result: [(String, String)] = []
+        var rest = text
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            let key = rest.prefix { !$0.isWhitespace && $0 != "=" }
+            guard !key.isEmpty else { break }
+            rest = rest.dropFirst(key.count).drop { $0.isWhitespace }
+            var value = ""
+            if rest.first == "=" {
+                rest = rest.dropFirst().drop { $0.isWhitespace }
+                if let quote = rest.first, quote == "\"" || quote == "'" {
+                    rest = rest.dropFirst()
+                    let body = rest.prefix { $0 != quote }
+                    value = String(body)
+                    rest = rest.dropFirst(body.count).dropFirst()
+                } else {
+                    let body = rest.prefix { !$0.isWhitespace }
+                    value = String(body)
+                    rest = rest.dropFirst(body.count)
+                }
+            }
+            result.append((key.lowercased(), decodeEntities(value)))
+        }
+        return result
+    }
+
+    private func isSafeURL(_ value: String) -> Bool {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            .filter { !$0.isWhitespace && $0 != "\0" }
+        guard let colon = trimmed.firstIndex(of: ":") else { return true }
+        if let slash = trimmed.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), slash < colon { return true }
+        let scheme = trimmed[..<colon]
+        return ["http", "https", "mailto"].contains(scheme)
+    }
+
+    private func decodeEntities(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    private func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}

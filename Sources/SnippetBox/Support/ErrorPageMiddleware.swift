@@ -1,0 +1,65 @@
+import Vapor
+
+/// Turns errors into friendly HTML pages: "not found" for a missing snippet, the reason for a bad
+/// request, and a generic apology (with the detail only in the log) for anything unexpected.
+struct ErrorPageMiddleware: AsyncMiddleware {
+    let basePath: String
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch {
+            let (status, message) = describe(error)
+            if status.code >= 500 {
+                request.logger.report(error: error)
+            }
+            let page = ErrorPage(status: Int(status.code), heading: heading(for: status), message: message)
+            let context = ErrorContext(title: page.heading, base: basePath, content: page)
+            do {
+                return try await request.view.render("error", context).encodeResponse(status: status, for: request)
+            } catch {
+                let response = Response(status: status, body: .init(string: "\(page.heading): \(page.message)"))
+                response.headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
+                return response
+            }
+        }
+    }
+
+    private func describe(_ error: any Error) -> (HTTPResponseStatus, String) {
+        if let abort = error as? any AbortError {
+            if abort.status == .payloadTooLarge {
+                return (abort.status, "That upload is too large. Nothing was saved.")
+            }
+            return (abort.status, abort.status.code < 500 ? abort.reason : "Something went wrong on the server.")
+        }
+        if let decoding = error as? DecodingError {
+            return (.badRequest, "The form could not be read (\(Self.summary(of: decoding))). Nothing was saved.")
+        }
+        return (.internalServerError, "Something went wrong on the server. Nothing was changed; try again.")
+    }
+
+    private func heading(for status: HTTPResponseStatus) -> String {
+        switch status.code {
+        case 404: "Not found"
+        case 413: "Too large"
+        case 400..<500: "That did not work"
+        default: "Server error"
+        }
+    }
+
+    private static func summary(of error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+            context.codingPath.map(\.stringValue).joined(separator: ".").isEmpty ? "malformed body" : "field \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        @unknown default:
+            "malformed body"
+        }
+    }
+}
+
+/// The error page's context: the layout without a sidebar, so that it renders even when the store fails.
+struct ErrorContext: Encodable, Sendable {
+    let title: String
+    let base: String
+    let content: ErrorPage
+}

@@ -1,0 +1,127 @@
+import Foundation
+import ObjectGraph
+
+/// Turns models into the plain values pages render. Runs inside a store closure, with its context.
+struct Presenter {
+    let context: ModelContext
+    private let markdown = MarkdownRenderer()
+
+    func chip(_ tag: Tag) -> TagChip {
+        TagChip(id: tag.uuid.uuidString, name: tag.name, color: tag.color.hex, textColor: tag.color.contrastingTextHex)
+    }
+
+    func row(_ snippet: Snippet, selectedID: UUID?, excerpts: [String: [TextFragment]] = [:]) -> SnippetRow {
+        let titleFragments = excerpts["title"].map { Self.fragments($0) } ?? [Fragment(text: snippet.title, isMatch: false)]
+        let match = excerpts["code"] ?? excerpts["notes"] ?? excerpts["searchKeywords"]
+        return SnippetRow(
+            id: snippet.uuid.uuidString,
+            title: snippet.title,
+            titleFragments: titleFragments,
+            matchFragments: match.map { Self.fragments($0) } ?? [],
+            language: snippet.language.displayName,
+            folder: snippet.folder?.name,
+            tags: snippet.tags.sorted { $0.normalizedName < $1.normalizedName }.map(chip),
+            updated: Formatting.displayDate(snippet.updatedAt),
+            isFavorite: snippet.isFavorite,
+            isSelected: snippet.uuid == selectedID,
+            excerpt: Formatting.excerpt(snippet.notes.isEmpty ? snippet.code : snippet.notes))
+    }
+
+    /// A search excerpt, on one line (excerpts of code cross line breaks).
+    static func fragments(_ parts: [TextFragment]) -> [Fragment] {
+        parts.map { Fragment(text: $0.text.replacingOccurrences(of: "\n", with: " ⏎ "), isMatch: $0.isMatch) }
+    }
+
+    func detail(_ snippet: Snippet) -> SnippetDetail {
+        let highlighted = SyntaxHighlighter.highlight(snippet.code, as: snippet.language)
+        return SnippetDetail(
+            id: snippet.uuid.uuidString,
+            title: snippet.title,
+            language: snippet.language.rawValue,
+            languageName: snippet.language.displayName,
+            folder: snippet.folder?.name,
+            folderID: snippet.folder?.uuid.uuidString,
+            tags: snippet.tags.sorted { $0.normalizedName < $1.normalizedName }.map(chip),
+            created: Formatting.displayDate(snippet.createdAt),
+            updated: Formatting.displayDate(snippet.updatedAt),
+            createdISO: Formatting.isoDate(snippet.createdAt),
+            updatedISO: Formatting.isoDate(snippet.updatedAt),
+            lines: highlighted.lines,
+            lineCount: highlighted.lines.count,
+            code: snippet.code,
+            notesHTML: markdown.render(snippet.notes),
+            hasImage: snippet.imageContentType != nil,
+            imageVersion: String(Int(snippet.updatedAt.timeIntervalSince1970)),
+            isFavorite: snippet.isFavorite,
+            downloadName: Formatting.downloadName(title: snippet.title, language: snippet.language))
+    }
+
+    /// The sidebar, with counts by one COUNT query each.
+    func sidebar(current: String) throws -> Sidebar {
+        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
+        return Sidebar(
+            allCount: try context.fetchCount(FetchDescriptor<Snippet>()),
+            favoritesCount: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.isFavorite })),
+            unfiledCount: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder == nil })),
+            folders: try folders.map { folder in
+                let id = folder.persistentModelID
+                return Sidebar.FolderLink(
+                    id: folder.uuid.uuidString, name: folder.name,
+                    count: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder?.persistentModelID == id })),
+                    isCurrent: current == "folder:\(folder.uuid.uuidString)")
+            },
+            tags: try tags.map { tag in
+                let id = tag.uuid
+                return Sidebar.TagLink(
+                    id: tag.uuid.uuidString, name: tag.name,
+                    count: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.tags.contains { $0.uuid == id } })),
+                    color: tag.color.hex, textColor: tag.color.contrastingTextHex,
+                    isCurrent: current == "tag:\(tag.uuid.uuidString)")
+            },
+            savedSearches: try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.name)])).map {
+                SavedSearchLink(id: $0.uuid.uuidString, name: $0.name, query: $0.query)
+            },
+            current: current)
+    }
+
+    func folderOptions(selected: String?, includeNone: Bool = true) throws -> [Option] {
+        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        let none = includeNone ? [Option(value: "", label: "Unfiled", isSelected: (selected ?? "").isEmpty)] : []
+        return none + folders.map {
+            Option(value: $0.uuid.uuidString, label: $0.name, isSelected: $0.uuid.uuidString == selected)
+        }
+    }
+
+    func languageOptions(selected: String) -> [Option] {
+        CodingLanguage.allCases.sorted().map {
+            Option(value: $0.rawValue, label: $0.displayName, isSelected: $0.rawValue == selected)
+        }
+    }
+
+    func tagOptions(checked: Set<String>) throws -> [TagOption] {
+        try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).map {
+            TagOption(id: $0.uuid.uuidString, name: $0.name, color: $0.color.hex, isChecked: checked.contains($0.uuid.uuidString))
+        }
+    }
+}
+
+/// Lookups by the UUIDs that name models in URLs.
+enum Lookup {
+    static func snippet(_ id: UUID, in context: ModelContext) throws -> Snippet? {
+        try context.fetch(FetchDescriptor(predicate: #Predicate<Snippet> { $0.uuid == id })).first
+    }
+
+    static func folder(_ id: UUID, in context: ModelContext) throws -> Folder? {
+        try context.fetch(FetchDescriptor(predicate: #Predicate<Folder> { $0.uuid == id })).first
+    }
+
+    static func tag(_ id: UUID, in context: ModelContext) throws -> Tag? {
+        try context.fetch(FetchDescriptor(predicate: #Predicate<Tag> { $0.uuid == id })).first
+    }
+
+    static func tag(named name: String, in context: ModelContext) throws -> Tag? {
+        let normalized = Tag.normalize(name)
+        return try context.fetch(FetchDescriptor(predicate: #Predicate<Tag> { $0.normalizedName == normalized })).first
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// The snippet form, new or edit, with the user's values and a message per invalid field.
+struct SnippetFormPage: Encodable, Sendable {
+    let isNew: Bool
+    let id: String?
+    let action: String
+    let values: SnippetFormValues
+    let errors: [String: String]
+    let languages: [Option]
+    let folders: [Option]
+    let tags: [TagOption]
+    let hasImage: Bool
+    let maxUploadMB: Int
+}
+
+struct SnippetFormValues: Encodable, Sendable {
+    var title: String = ""
+    var code: String = ""
+    var notes: String = ""
+    var language: String = CodingLanguage.plaintext.rawValue
+    var folder: String = ""
+    var newFolder: String = ""
+    var newTags: String = ""
+    var isFavorite: Bool = false
+}
+
+struct ConfirmDeleteSnippetPage: Encodable, Sendable {
+    let id: String
+    let title: String
+}
+
+struct FoldersPage: Encodable, Sendable {
+    struct Row: Encodable, Sendable {
+        let id: String
+        let name: String
+        let count: Int
+    }
+    let rows: [Row]
+    let newName: String
+    let error: String?
+}
+
+struct FolderEditPage: Encodable, Sendable {
+    let id: String
+    let name: String
+    let error: String?
+}
+
+struct FolderDeletePage: Encodable, Sendable {
+    let id: String
+    let name: String
+    let count: Int
+}
+
+struct TagsPage: Encodable, Sendable {
+    struct Row: Encodable, Sendable {
+        let id: String
+        let name: String
+        let count: Int
+        let color: String
+        let textColor: String
+    }
+    let rows: [Row]
+    let newName: String
+    let newColor: String
+    let error: String?
+}
+
+struct TagEditPage: Encodable, Sendable {
+    let id: String
+    let name: String
+    let color: String
+    let error: String?
+    let mergeTargets: [Option]
+}
+
+struct TagDeletePage: Encodable, Sendable {
+    let id: String
+    let name: String
+    let count: Int
+}
+
+struct ErrorPage: Encodable, Sendable {
+    let status: Int
+    let heading: String
+    let message: String
+}

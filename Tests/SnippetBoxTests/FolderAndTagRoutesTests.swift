@@ -1,0 +1,165 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+
+final class FolderRoutesTests: AppTestCase {
+    private func createFolder(_ name: String) async throws -> HTTPStatus {
+        var status = HTTPStatus.ok
+        try await app.test(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": name], as: .urlEncodedForm) }) { response async throws in
+            status = response.status
+        }
+        return status
+    }
+
+    private func folderID(_ name: String) throws -> String {
+        try withContext { context in
+            try XCTUnwrap(context.fetch(FetchDescriptor<Folder>()).first { $0.name == name }).uuid.uuidString
+        }
+    }
+
+    func testCreateRenameAndRefuseDuplicates() async throws {
+        let awaited7 = try await createFolder("Work")
+        XCTAssertEqual(awaited7, .seeOther)
+        let awaited8 = try await page("/folders").contains("Work")
+        XCTAssertTrue(awaited8)
+        let awaited9 = try await createFolder("work")
+        XCTAssertEqual(awaited9, .unprocessableEntity)
+        let awaited10 = try await createFolder("")
+        XCTAssertEqual(awaited10, .unprocessableEntity)
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 1)
+
+        let id = try folderID("Work")
+        try await app.test(.POST, "/folders/\(id)", beforeRequest: { req async throws in try req.content.encode(["name": "Job"], as: .urlEncodedForm) }) { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        }
+        let awaited11 = try await page("/folders").contains("Job")
+        XCTAssertTrue(awaited11)
+    }
+
+    func testDeletingANonEmptyFolderAsksAndCanKeepTheSnippets() async throws {
+        try await createSnippet(SnippetUpload(title: "Kept", newFolder: "Old"))
+        let id = try folderID("Old")
+        let confirm = try await page("/folders/\(id)/delete")
+        XCTAssertTrue(confirm.contains("It holds 1 snippet"))
+        XCTAssertTrue(confirm.contains("moved to Unfiled"))
+        try await app.test(.POST, "/folders/\(id)/delete", beforeRequest: { req async throws in try req.content.encode(["snippets": "move"], as: .urlEncodedForm) }) { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        }
+        try withContext { context in
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Folder>()), 0)
+            let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first)
+            XCTAssertNil(snippet.folder)
+        }
+        let awaited12 = try await page("/snippets?folder=unfiled").contains("Kept")
+        XCTAssertTrue(awaited12)
+    }
+
+    func testDeletingAFolderWithItsSnippets() async throws {
+        try await createSnippet(SnippetUpload(title: "Gone 1", newFolder: "Trash"))
+        try await createSnippet(SnippetUpload(title: "Gone 2", newFolder: "Trash"))
+        try await createSnippet(SnippetUpload(title: "Elsewhere"))
+        let id = try folderID("Trash")
+        try await app.test(.POST, "/folders/\(id)/delete", beforeRequest: { req async throws in try req.content.encode(["snippets": "delete"], as: .urlEncodedForm) })
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.title) }, ["Elsewhere"])
+    }
+}
+
+final class TagRoutesTests: AppTestCase {
+    private func post(_ path: String, _ fields: [String: String]) async throws -> HTTPStatus {
+        var status = HTTPStatus.ok
+        try await app.test(.POST, path, beforeRequest: { req async throws in try req.content.encode(fields, as: .urlEncodedForm) }) { response async throws in status = response.status }
+        return status
+    }
+
+    private func tagID(_ name: String) throws -> String {
+        try withContext { context in try XCTUnwrap(Lookup.tag(named: name, in: context)).uuid.uuidString }
+    }
+
+    func testCreateRecolourRenameAndRefuseDuplicatesInAnyCase() async throws {
+        let awaited13 = try await post("/tags", ["name": "Swift", "color": "#ff0000"])
+        XCTAssertEqual(awaited13, .seeOther)
+        let duplicate = try await post("/tags", ["name": "SWIFT", "color": "#00ff00"])
+        XCTAssertEqual(duplicate, .unprocessableEntity)
+        let awaited14 = try await post("/tags", ["name": "x", "color": "red"])
+        XCTAssertEqual(awaited14, .unprocessableEntity)
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Tag>()) }, 1)
+
+        let id = try tagID("swift")
+        let awaited15 = try await post("/tags/\(id)", ["name": "swift-lang", "color": "#00ff00"])
+        XCTAssertEqual(awaited15, .seeOther)
+        try withContext { context in
+            let tag = try XCTUnwrap(context.fetch(FetchDescriptor<Tag>()).first)
+            XCTAssertEqual(tag.name, "swift-lang")
+            XCTAssertEqual(tag.color.hex, "#00ff00")
+        }
+    }
+
+    func testATagNamedInTheSnippetFormInAnotherCaseIsTheSameTag() async throws {
+        let awaited16 = try await post("/tags", ["name": "Swift", "color": "#ff0000"])
+        XCTAssertEqual(awaited16, .seeOther)
+        try await createSnippet(SnippetUpload(title: "Uses it", newTags: "swift, SWIFT"))
+        try withContext { context in
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Tag>()), 1)
+            XCTAssertEqual(try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first).tags.map(\.name), ["Swift"])
+        }
+    }
+
+    func testDeletingATagKeepsItsSnippets() async throws {
+        try await createSnippet(SnippetUpload(title: "Tagged", newTags: "temp"))
+        let id = try tagID("temp")
+        let awaited17 = try await page("/tags/\(id)/delete").contains("1 snippet loses this tag")
+        XCTAssertTrue(awaited17)
+        let awaited18 = try await post("/tags/\(id)/delete", [:])
+        XCTAssertEqual(awaited18, .seeOther)
+        try withContext { context in
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Tag>()), 0)
+            XCTAssertEqual(try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first).tags.count, 0)
+        }
+    }
+
+    func testMergingOneTagIntoAnother() async throws {
+        try await createSnippet(SnippetUpload(title: "Alpha snippet", newTags: "js"))
+        try await createSnippet(SnippetUpload(title: "Beta snippet", newTags: "javascript, js"))
+        let from = try tagID("js"), into = try tagID("javascript")
+        let awaited19 = try await post("/tags/\(from)/merge", ["into": into])
+        XCTAssertEqual(awaited19, .seeOther)
+        try withContext { context in
+            XCTAssertEqual(try context.fetch(FetchDescriptor<Tag>()).map(\.name), ["javascript"])
+            let snippets = try context.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)]))
+            XCTAssertEqual(snippets.map { $0.tags.map(\.name) }, [["javascript"], ["javascript"]])
+        }
+        let tagged = try await page("/snippets?tag=\(into)")
+        XCTAssertTrue(tagged.contains("Alpha snippet") && tagged.contains("Beta snippet"))
+    }
+}
+
+final class MarkdownAndImageTests: XCTestCase {
+    func testMarkdownIsRenderedAndSanitized() {
+        let renderer = MarkdownRenderer()
+        XCTAssertEqual(renderer.render("Hello **world**"), "<p>Hello <strong>world</strong></p>")
+        let hostile = renderer.render("<script>alert(1)</script>\n\n[x](javascript:alert(1)) [y](https://example.com)\n\n<img src=x onerror=alert(1)>")
+        XCTAssertFalse(hostile.contains("<script"))
+        XCTAssertFalse(hostile.contains("javascript:"))
+        XCTAssertFalse(hostile.contains("<img src=x onerror"))
+        XCTAssertTrue(hostile.contains("href=\"https://example.com\""))
+        XCTAssertEqual(renderer.render("   "), "")
+    }
+
+    func testImagesAreRecognisedByTheirBytes() {
+        XCTAssertEqual(ImageKind(sniffing: tinyPNG), .png)
+        XCTAssertEqual(ImageKind(sniffing: Data([0xFF, 0xD8, 0xFF, 0xE0])), .jpeg)
+        XCTAssertEqual(ImageKind(sniffing: Data("GIF89a....".utf8)), .gif)
+        XCTAssertEqual(ImageKind(sniffing: Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)), .webp)
+        XCTAssertNil(ImageKind(sniffing: Data("<svg xmlns=…>".utf8)))
+        XCTAssertNil(ImageKind(sniffing: Data()))
+    }
+
+    func testColorsReadAndWriteHex() {
+        XCTAssertEqual(ColorData(hex: "#3e63dd")?.hex, "#3e63dd")
+        XCTAssertNil(ColorData(hex: "blue"))
+        XCTAssertEqual(ColorData(red: 2, green: -1, blue: .nan).hex, "#ff0000")
+    }
+}

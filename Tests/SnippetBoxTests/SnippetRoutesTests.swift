@@ -1,0 +1,241 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+
+final class SnippetRoutesTests: AppTestCase {
+    func testTheRootRedirectsToTheListAndAnEmptyStoreOffersExamples() async throws {
+        try await app.test(.GET, "/") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+            XCTAssertEqual(location(response), "/snippets")
+        }
+        let empty = try await page("/snippets")
+        XCTAssertTrue(empty.contains("Add example snippets"))
+
+        var cookie = ""
+        try await app.test(.POST, "/examples") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+            cookie = response.headers.first(name: .setCookie)?.split(separator: ";").first.map(String.init) ?? ""
+        }
+        var list = ""
+        try await app.test(.GET, "/snippets", headers: ["Cookie": cookie]) { response async throws in list = response.body.string }
+        XCTAssertTrue(list.contains("Fetch a page of models"))
+        XCTAssertTrue(list.contains("Added a few example snippets."), "a flash message after the action")
+        var again = ""
+        try await app.test(.GET, "/snippets", headers: ["Cookie": cookie]) { response async throws in again = response.body.string }
+        XCTAssertFalse(again.contains("Added a few example snippets."), "shown once")
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4)
+
+        try await app.test(.POST, "/examples")
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4, "examples go only into an empty store")
+    }
+
+    func testCreatingASnippetWithEverything() async throws {
+        let id = try await createSnippet(SnippetUpload(
+            title: "Decode JSON", language: "swift", newFolder: "Work", newTags: "swift, Codable",
+            code: "let value = try JSONDecoder().decode(Thing.self, from: data) // decode\n",
+            notes: "Uses **JSONDecoder**.", image: File(data: ByteBuffer(data: tinyPNG), filename: "shot.png"), isFavorite: "1"))
+        XCTAssertNotNil(UUID(uuidString: id))
+
+        let body = try await page("/snippets/\(id)")
+        XCTAssertTrue(body.contains("Decode JSON"))
+        XCTAssertTrue(body.contains(#"<span class="tok-keyword">let</span>"#), "highlighted on the server")
+        XCTAssertTrue(body.contains("<strong>JSONDecoder</strong>"), "notes rendered from Markdown")
+        XCTAssertTrue(body.contains("/snippets/\(id)/image"))
+        XCTAssertTrue(body.contains("Work"))
+        XCTAssertTrue(body.contains("Codable"))
+        XCTAssertTrue(body.contains("Unfavorite"))
+
+        try withContext { context in
+            let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first)
+            XCTAssertEqual(snippet.language, .swift)
+            XCTAssertEqual(snippet.folder?.name, "Work")
+            XCTAssertEqual(snippet.tags.map(\.name).sorted(), ["Codable", "swift"])
+            XCTAssertEqual(snippet.imageContentType, "image/png")
+            XCTAssertTrue(snippet.isFavorite)
+        }
+    }
+
+    func testTheImageIsServedWithItsTypeCachingAndAnETag() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "With image", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
+        var etag = ""
+        try await app.test(.GET, "/snippets/\(id)/image") { response async throws in
+            XCTAssertEqual(response.status, .ok)
+            XCTAssertEqual(response.headers.contentType?.description, "image/png")
+            XCTAssertEqual(Data(buffer: response.body), tinyPNG)
+            XCTAssertNotNil(response.headers.first(name: .cacheControl))
+            etag = response.headers.first(name: .eTag) ?? ""
+        }
+        XCTAssertFalse(etag.isEmpty)
+        try await app.test(.GET, "/snippets/\(id)/image", headers: ["If-None-Match": etag]) { response async throws in
+            XCTAssertEqual(response.status, .notModified)
+        }
+    }
+
+    func testInvalidInputKeepsTheValuesAndSaysWhatIsWrong() async throws {
+        try await app.test(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "  ", language: "cobol-2099", code: "keep me"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+            let body = response.body.string
+            XCTAssertTrue(body.contains("Give the snippet a title."))
+            XCTAssertTrue(body.contains("Choose a language from the list."))
+            XCTAssertTrue(body.contains("keep me"), "the user's code is kept")
+        })
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 0)
+    }
+
+    func testANonImageNamedPNGIsRefusedAndNothingIsStored() async throws {
+        try await app.test(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(
+                title: "Fake", image: File(data: ByteBuffer(string: "<html>not an image</html>"), filename: "evil.png")), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+            XCTAssertTrue(response.body.string.contains("Only PNG, JPEG, GIF and WebP images"))
+        })
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 0)
+    }
+
+    func testAnUploadOverTheLimitGetsAClearMessageAndStoresNothing() async throws {
+        // Through a real server, where the body limit applies as the request streams in.
+        let big = tinyPNG + Data(count: 4 * 1024 * 1024)
+        try await app.testable(method: .running(hostname: "127.0.0.1", port: 0)).test(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Huge", image: File(data: ByteBuffer(data: big), filename: "big.png")), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .payloadTooLarge)
+            XCTAssertTrue(response.body.string.contains("too large"), response.body.string)
+        })
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 0)
+    }
+
+    func testAnUploadJustOverTheImageLimitIsAFormError() async throws {
+        let over = tinyPNG + Data(count: 1024 * 1024)
+        try await app.test(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Over", image: File(data: ByteBuffer(data: over), filename: "o.png")), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+            XCTAssertTrue(response.body.string.contains("The image is larger than 1 MB."))
+        })
+    }
+
+    func testEditingFavouritingMovingAndDeleting() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Draft", code: "print(1)", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
+        let edit = try await page("/snippets/\(id)/edit")
+        XCTAssertTrue(edit.contains("value=\"Draft\""))
+
+        try await app.test(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Final", language: "python", code: "print(2)", removeImage: "1"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        try withContext { context in
+            let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first)
+            XCTAssertEqual(snippet.title, "Final")
+            XCTAssertEqual(snippet.language, .python)
+            XCTAssertNil(snippet.imageData)
+        }
+
+        try await app.test(.POST, "/snippets/\(id)/favorite")
+        XCTAssertTrue(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).isFavorite })
+        let awaited2 = try await page("/snippets?favorites=1").contains("Final")
+        XCTAssertTrue(awaited2)
+
+        try await app.test(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": "Archive"], as: .urlEncodedForm) })
+        let folderID = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString }
+        try await app.test(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in try req.content.encode(["folder": folderID], as: .urlEncodedForm) })
+        let awaited3 = try await page("/snippets?folder=\(folderID)").contains("Final")
+        XCTAssertTrue(awaited3)
+        let awaited4 = try await page("/snippets?folder=unfiled").contains("Final")
+        XCTAssertFalse(awaited4)
+
+        let awaited5 = try await page("/snippets/\(id)/delete").contains("Delete “Final”?")
+        XCTAssertTrue(awaited5)
+        try await app.test(.POST, "/snippets/\(id)/delete") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        }
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 0)
+        _ = try await page("/snippets/\(id)", status: .notFound)
+    }
+
+    func testRawViewAndDownloadFollowTheLanguage() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Query: users!", language: "sql", code: "SELECT * FROM users;"))
+        try await app.test(.GET, "/snippets/\(id)/raw") { response async throws in
+            XCTAssertEqual(response.body.string, "SELECT * FROM users;")
+            XCTAssertEqual(response.headers.first(name: .contentType), "text/plain; charset=utf-8")
+        }
+        try await app.test(.GET, "/snippets/\(id)/download") { response async throws in
+            XCTAssertEqual(response.headers.first(name: .contentDisposition), "attachment; filename=\"query-users.sql\"")
+            XCTAssertEqual(response.headers.first(name: .contentType), "application/sql; charset=utf-8")
+        }
+    }
+
+    func testUserTextIsEscapedEverywhere() async throws {
+        let attack = "<script>alert(1)</script>"
+        let id = try await createSnippet(SnippetUpload(
+            title: attack, newFolder: attack, newTags: attack, code: attack,
+            notes: "\(attack)\n\n[click](javascript:alert(1)) <img src=x onerror=alert(1)>"))
+        for path in ["/snippets", "/snippets/\(id)", "/snippets/\(id)/edit", "/folders", "/tags", "/snippets/\(id)/delete"] {
+            let body = try await page(path)
+            XCTAssertFalse(body.contains("<script>alert"), "unescaped script on \(path)")
+            XCTAssertFalse(body.contains("<img src=x onerror"), "live attribute on \(path)")
+            XCTAssertFalse(body.contains("href=\"javascript:"), "javascript link on \(path)")
+        }
+        let awaited6 = try await page("/snippets/\(id)").contains("&lt;script&gt;alert(1)&lt;/script&gt;")
+        XCTAssertTrue(awaited6)
+    }
+
+    func testUnknownAndMalformedIdentifiersGetAFriendly404() async throws {
+        let unknown = try await page("/snippets/\(UUID().uuidString)", status: .notFound)
+        XCTAssertTrue(unknown.contains("Not found"))
+        XCTAssertTrue(unknown.contains("Back to your snippets"))
+        _ = try await page("/snippets/not-a-uuid", status: .notFound)
+        _ = try await page("/snippets?folder=\(UUID().uuidString)", status: .notFound)
+        _ = try await page("/nowhere", status: .notFound)
+        _ = try await page("/static/../Package.swift", status: .notFound)
+    }
+
+    func testStaticFilesAreServed() async throws {
+        let css = try await page("/static/css/app.css")
+        XCTAssertTrue(css.contains("prefers-color-scheme: dark"))
+    }
+}
+
+final class BasePathTests: AppTestCase {
+    override var basePath: String { "/box" }
+
+    func testEveryRouteAndLinkLivesUnderTheBasePath() async throws {
+        try await app.test(.GET, "/box") { response async throws in
+            XCTAssertEqual(location(response), "/box/snippets")
+        }
+        let id = try await createSnippet(SnippetUpload(title: "Behind a proxy"))
+        let body = try await page("/box/snippets/\(id)")
+        XCTAssertTrue(body.contains("href=\"/box/static/css/app.css\""))
+        XCTAssertTrue(body.contains("action=\"/box/snippets/\(id)/favorite"))
+        _ = try await page("/box/static/js/app.js")
+        _ = try await page("/snippets", status: .notFound)
+    }
+}
+
+final class SettingsTests: XCTestCase {
+    func testSettingsComeFromTheEnvironmentWithDefaults() throws {
+        let defaults = try AppSettings.fromEnvironment([:])
+        XCTAssertEqual(defaults.port, 8080)
+        XCTAssertEqual(defaults.dataDirectory.lastPathComponent, "data")
+        let custom = try AppSettings.fromEnvironment(["HOST": "0.0.0.0", "PORT": "9000", "DATA_DIR": "/tmp/x", "BASE_PATH": "snippets/", "MAX_UPLOAD_MB": "5"])
+        XCTAssertEqual(custom.host, "0.0.0.0")
+        XCTAssertEqual(custom.port, 9000)
+        XCTAssertEqual(custom.dataDirectory.path, "/tmp/x")
+        XCTAssertEqual(custom.basePath, "/snippets")
+        XCTAssertEqual(custom.maxUploadBytes, 5 * 1024 * 1024)
+    }
+
+    func testNonsenseSettingsAreClearErrors() {
+        XCTAssertThrowsError(try AppSettings.fromEnvironment(["PORT": "eighty"])) { error in
+            XCTAssertTrue("\(error)".contains("PORT"))
+        }
+        XCTAssertThrowsError(try AppSettings.fromEnvironment(["MAX_UPLOAD_MB": "0"]))
+        XCTAssertThrowsError(try AppSettings.fromEnvironment(["BASE_PATH": "/../etc"]))
+    }
+}
