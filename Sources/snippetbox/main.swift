@@ -1,13 +1,33 @@
 import Foundation
 import Logging
+import ObjectGraph
 import SnippetBox
 import Vapor
 
-// Starts SnippetBox with the settings from the environment (see the README), and prints its URL.
+// `snippetbox` starts the app with the settings from the environment (see the README) and prints
+// its URL; `snippetbox seed N` fills the store in DATA_DIR with N demo snippets instead.
 do {
-    var environment = try Environment.detect()
-    try LoggingSystem.bootstrap(from: &environment)
     let settings = try AppSettings.fromEnvironment()
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "seed" {
+        guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else {
+            FileHandle.standardError.write(Data("usage: snippetbox seed <number of snippets>\n".utf8))
+            exit(2)
+        }
+        try FileManager.default.createDirectory(at: settings.dataDirectory, withIntermediateDirectories: true)
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: SnippetSchemaV1.self), migrationPlan: SnippetMigrationPlan.self,
+            configurations: ModelConfiguration(url: settings.storeURL))
+        let start = Date()
+        try DemoData.fill(container, count: count) { made in
+            print("\(made) / \(count) snippets")
+        }
+        print("Filled \(settings.storeURL.path) with \(count) snippets in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")
+        exit(0)
+    }
+
+    var environment = try Environment.detect(arguments: [CommandLine.arguments.first ?? "snippetbox"] + arguments)
+    try LoggingSystem.bootstrap(from: &environment)
     let app = try await Application.make(environment)
     do {
         try configure(app, settings: settings)

@@ -1,0 +1,163 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+
+/// The list page's GET form: each filter alone and combined, each order, pages, search and counts.
+final class SearchAndFilterTests: AppTestCase {
+    var ids: [String: String] = [:]
+
+    override func setUp() async throws {
+        try await super.setUp()
+        try withContext { context in
+            let work = Folder(name: "Work"), home = Folder(name: "Home")
+            let swift = Tag(name: "swift", color: ColorData.palette[0]), sql = Tag(name: "sql", color: ColorData.palette[1])
+            let day: (Int) -> Date = { Date(timeIntervalSince1970: 1_700_000_000 + Double($0) * 86_400) }
+            let rows: [(String, String, String, CodingLanguage, Folder?, [Tag], Bool, Bool, Int)] = [
+                ("Alpha fetch", "let rows = try fetch()", "", .swift, work, [swift], true, false, 1),
+                ("Beta query", "SELECT * FROM fetch_log;", "joins", .sql, work, [sql], false, true, 2),
+                ("Gamma both", "print(1)", "swift and sql", .python, home, [swift, sql], false, false, 3),
+                ("Delta loose", "echo fetch", "a shell fetch", .shell, nil, [], true, false, 4),
+                ("Epsilon notes", "x", "mentions gamma", .swift, nil, [swift], false, false, 5),
+            ]
+            for (title, code, notes, language, folder, tags, favorite, image, offset) in rows {
+                let snippet = Snippet(title: title, code: code, notes: notes, language: language)
+                snippet.folder = folder
+                snippet.tags = tags
+                snippet.isFavorite = favorite
+                if image {
+                    snippet.imageData = tinyPNG
+                    snippet.imageContentType = "image/png"
+                }
+                snippet.createdAt = day(offset)
+                snippet.updatedAt = day(10 - offset)
+                snippet.refreshSearchKeywords()
+                context.insert(snippet)
+            }
+            try context.save()
+            for folder in [work, home] { ids[folder.name] = folder.uuid.uuidString }
+            for tag in [swift, sql] { ids[tag.name] = tag.uuid.uuidString }
+        }
+    }
+
+    /// The titles a list URL shows, in order.
+    private func titles(_ query: String) async throws -> [String] {
+        let body = try await page("/snippets" + query)
+        return body.components(separatedBy: "<span class=\"row-title\">").dropFirst().map { part in
+            let html = String(part.prefix { $0 != "\n" }).components(separatedBy: "</span>\n").first ?? ""
+            return html.replacingOccurrences(of: "<mark>", with: "").replacingOccurrences(of: "</mark>", with: "")
+                .replacingOccurrences(of: "<span class=\"star\" title=\"Favorite\">★</span> ", with: "")
+                .components(separatedBy: "</span>").first ?? ""
+        }
+    }
+
+    /// Checks the titles a list URL shows, in order, or in any order with `anyOrder`.
+    private func expectTitles(_ query: String, _ expected: [String], anyOrder: Bool = false, _ message: String = "",
+                              file: StaticString = #filePath, line: UInt = #line) async throws {
+        let shown = try await titles(query)
+        XCTAssertEqual(anyOrder ? shown.sorted() : shown, anyOrder ? expected.sorted() : expected, message, file: file, line: line)
+    }
+
+    func testEachFilterAlone() async throws {
+        let work = try XCTUnwrap(ids["Work"]), swift = try XCTUnwrap(ids["swift"]), sql = try XCTUnwrap(ids["sql"])
+        try await expectTitles("?folder=\(work)", ["Alpha fetch", "Beta query"], anyOrder: true)
+        try await expectTitles("?folder=unfiled", ["Delta loose", "Epsilon notes"], anyOrder: true)
+        try await expectTitles("?tag=\(swift)", ["Alpha fetch", "Epsilon notes", "Gamma both"], anyOrder: true)
+        try await expectTitles("?tag=\(swift)&tag=\(sql)&tagMode=all", ["Gamma both"])
+        let anyOfBoth = try await titles("?tag=\(swift)&tag=\(sql)&tagMode=any")
+        XCTAssertEqual(anyOfBoth.count, 4)
+        try await expectTitles("?tag=\(swift)&tagMode=none", ["Beta query", "Delta loose"], anyOrder: true)
+        try await expectTitles("?language=swift", ["Alpha fetch", "Epsilon notes"], anyOrder: true)
+        try await expectTitles("?favorites=1", ["Alpha fetch", "Delta loose"], anyOrder: true)
+        try await expectTitles("?image=1", ["Beta query"])
+        try await expectTitles("?createdFrom=2023-11-17&createdTo=2023-11-18", ["Delta loose", "Gamma both"], anyOrder: true)
+        try await expectTitles("?updatedFrom=2023-11-22", ["Alpha fetch", "Beta query"], anyOrder: true)
+    }
+
+    func testFiltersCombine() async throws {
+        let work = try XCTUnwrap(ids["Work"]), swift = try XCTUnwrap(ids["swift"])
+        try await expectTitles("?folder=\(work)&favorites=1", ["Alpha fetch"])
+        try await expectTitles("?tag=\(swift)&language=swift&favorites=1", ["Alpha fetch"])
+        try await expectTitles("?q=fetch&folder=unfiled", ["Delta loose"])
+        try await expectTitles("?folder=\(work)&image=1&favorites=1", [])
+    }
+
+    func testEachOrder() async throws {
+        try await expectTitles("", ["Alpha fetch", "Beta query", "Gamma both", "Delta loose", "Epsilon notes"], "updated, newest first")
+        try await expectTitles("?order=asc", ["Epsilon notes", "Delta loose", "Gamma both", "Beta query", "Alpha fetch"])
+        try await expectTitles("?sort=created", ["Epsilon notes", "Delta loose", "Gamma both", "Beta query", "Alpha fetch"])
+        try await expectTitles("?sort=title&order=asc", ["Alpha fetch", "Beta query", "Delta loose", "Epsilon notes", "Gamma both"])
+        try await expectTitles("?sort=language&order=asc", ["Gamma both", "Delta loose", "Beta query", "Alpha fetch", "Epsilon notes"])
+    }
+
+    func testPagesNeverRepeatOrSkip() async throws {
+        var seen: [String] = []
+        for page in 1...3 {
+            seen += try await titles("?size=10&sort=title&order=asc&page=\(page)")
+        }
+        XCTAssertEqual(seen.count, 5)
+        try await expectTitles("?sort=title&order=asc&size=10&page=2", [])
+        let body = try await page("/snippets?size=10")
+        XCTAssertTrue(body.contains("1–5 of 5"))
+        XCTAssertFalse(body.contains("rel=\"next\""))
+    }
+
+    func testSearchRanksTitleMatchesFirstAndMarksTheWords() async throws {
+        let results = try await titles("?q=fetch")
+        XCTAssertEqual(results.first, "Alpha fetch", "a title match ranks above code and notes matches")
+        XCTAssertEqual(Set(results), ["Alpha fetch", "Beta query", "Delta loose"])
+        let body = try await page("/snippets?q=fetch")
+        XCTAssertTrue(body.contains("<mark>fetch</mark>"))
+        XCTAssertTrue(body.contains("3 results for “fetch”"))
+        try await expectTitles("?q=gamma", ["Gamma both", "Epsilon notes"])
+        try await expectTitles("?q=sql", ["Beta query", "Gamma both"], anyOrder: true, "tag names are searched too")
+        try await expectTitles("?q=fetch+-shell", ["Alpha fetch", "Beta query"])
+        try await expectTitles("?q=%22swift+and%22", ["Gamma both"])
+        try await expectTitles("?q=gam*", ["Gamma both", "Epsilon notes"])
+    }
+
+    func testHostileQueriesAreTreatedAsText() async throws {
+        for query in ["%22", "%22unbalanced", "*", "(", "NEAR(a%20b)", "a%20AND", "%27%3B%20DROP%20TABLE%20Snippet%3B", "-", "%00"] {
+            _ = try await page("/snippets?q=\(query)")
+        }
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 5)
+    }
+
+    func testCountsBesideChoicesFollowTheQuery() async throws {
+        let body = try await page("/snippets?favorites=1")
+        XCTAssertTrue(body.contains(">Work (1)</option>"), "one favourite in Work")
+        XCTAssertTrue(body.contains(">Unfiled (1)</option>"))
+        XCTAssertTrue(body.contains(">Home (0)</option>"))
+        XCTAssertTrue(body.contains(">Swift (1)</option>"))
+        XCTAssertTrue(body.contains("Clear filters"))
+        let unfiltered = try await page("/snippets")
+        XCTAssertFalse(unfiltered.contains("Clear filters"))
+    }
+
+    func testSavedSearchesAppearInTheSidebar() async throws {
+        try await app.test(.POST, "/searches", beforeRequest: { req async throws in
+            try req.content.encode(["name": "Fetch favourites", "query": "?q=fetch&favorites=1"], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+            XCTAssertEqual(response.headers.first(name: .location), "/snippets?q=fetch&favorites=1")
+        })
+        let body = try await page("/snippets")
+        XCTAssertTrue(body.contains("Fetch favourites"))
+        XCTAssertTrue(body.contains("href=\"/snippets?q=fetch&amp;favorites=1\""))
+        let id = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<SavedSearch>()).first).uuid.uuidString }
+        try await app.test(.POST, "/searches/\(id)/delete")
+        let after = try await page("/snippets")
+        XCTAssertFalse(after.contains("Fetch favourites"))
+    }
+
+    func testDemoDataFillsAStore() throws {
+        try DemoData.fill(app.snippetStore.container, count: 120, batchSize: 50)
+        try withContext { context in
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Snippet>()), 125)
+            XCTAssertGreaterThan(try context.fetchCount(FetchDescriptor<Folder>()), 2)
+            XCTAssertGreaterThan(try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.isFavorite })), 0)
+        }
+    }
+}
