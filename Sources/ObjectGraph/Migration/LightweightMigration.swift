@@ -27,7 +27,7 @@ struct LightweightMigration {
     /// Throws, before any change, if the migration cannot be done without losing data.
     func check() throws {
         for entity in new.entities {
-            guard let oldEntity = old.entity(named: entity.name) else { continue }
+            guard let oldEntity = previous(of: entity) else { continue }
             _ = try columnPlan(entity.layout, from: oldEntity)
         }
     }
@@ -35,7 +35,13 @@ struct LightweightMigration {
     mutating func apply(in db: Database) throws {
         try check()
         for entity in new.entities {
-            guard let oldEntity = old.entity(named: entity.name), try db.tableExists(entity.name) else { continue }
+            // A renamed entity's table takes its new name first; everything else follows by name.
+            if let oldEntity = previous(of: entity), oldEntity.name != entity.name,
+               try db.tableExists(oldEntity.name), try !db.tableExists(entity.name) {
+                try db.execute(sql: "DROP TABLE IF EXISTS \("_fts_\(oldEntity.name)".quotedIdentifier)")
+                try db.execute(sql: "ALTER TABLE \(oldEntity.name.quotedIdentifier) RENAME TO \(entity.name.quotedIdentifier)")
+            }
+            guard let oldEntity = previous(of: entity), try db.tableExists(entity.name) else { continue }
             let plan = try columnPlan(entity.layout, from: oldEntity)
             if plan.needsRebuild {
                 try rebuild(entity.layout, plan: plan, in: db)
@@ -49,9 +55,18 @@ struct LightweightMigration {
             try moveExternalValues(entity.layout, from: oldEntity, in: db)
         }
         try migrateJoinTables(in: db)
-        for oldEntity in old.entities where new.entitiesByName[oldEntity.name] == nil {
+        let carriedOver = Set(new.entities.compactMap { previous(of: $0)?.name })
+        for oldEntity in old.entities where !carriedOver.contains(oldEntity.name) {
             try db.execute(sql: "DROP TABLE IF EXISTS \(oldEntity.name.quotedIdentifier)")
         }
+    }
+
+    /// The recorded entity a new one continues: the same name, or the name it declares as original
+    /// (see ``OriginallyNamedModel``).
+    private func previous(of entity: Schema.Entity) -> StoredSchema.Entity? {
+        if let same = old.entity(named: entity.name) { return same }
+        guard let original = entity.originalName, new.entitiesByName[original] == nil else { return nil }
+        return old.entity(named: original)
     }
 
     // MARK: Columns
@@ -194,7 +209,7 @@ struct LightweightMigration {
                 guard let table = entity.layout.mapping(for: slot).writtenJoinTable else { continue }
                 kept.insert(table.name)
                 if try db.tableExists(table.name) { continue }
-                guard let oldEntity = old.entity(named: entity.name) else { continue }
+                guard let oldEntity = previous(of: entity) else { continue }
                 let originalName = slot.relationship?.originalName ?? slot.name
                 guard let source = oldEntity.property(named: slot.name) ?? oldEntity.property(named: originalName),
                       let oldTable = source.joinTable, try db.tableExists(oldTable) else { continue }

@@ -231,7 +231,7 @@ struct StoreMigrator {
     /// No stage may lose rows of an entity it keeps, beyond those its own code deleted.
     private func checkRowCounts(before: [String: Int], after: [String: Int], deleted: [String: Int], target: Schema) throws {
         for entity in target.entities {
-            guard let old = before[entity.name] else { continue }
+            guard let old = before[entity.name] ?? entity.originalName.flatMap({ before[$0] }) else { continue }
             let new = after[entity.name] ?? 0
             let expected = old - (deleted[entity.name] ?? 0)
             if new < expected {

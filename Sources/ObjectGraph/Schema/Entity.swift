@@ -1,9 +1,22 @@
 import Foundation
 
+/// Declares the name a model class had in an earlier version, so that a lightweight migration renames
+/// its table instead of dropping one and creating another. SwiftData has no such declaration.
+///
+/// ```swift
+/// @Model final class Note { var text: String = "" }
+/// extension Note: OriginallyNamedModel { static var originalEntityName: String { "Memo" } }
+/// ```
+public protocol OriginallyNamedModel: PersistentModel {
+    static var originalEntityName: String { get }
+}
+
 extension Schema {
     /// One model type as the store sees it: its attributes and relationships.
     public final class Entity: Hashable, CustomStringConvertible, @unchecked Sendable {
         public let name: String
+        /// The name the entity had in an earlier version, when its class was renamed.
+        public let originalName: String?
         public let attributes: [Attribute]
         public let relationships: [Relationship]
         let layout: EntityLayout
@@ -11,6 +24,7 @@ extension Schema {
         init(modelType: any PersistentModel.Type) {
             layout = EntityLayout.of(modelType)
             name = layout.name
+            originalName = (modelType as? any OriginallyNamedModel.Type)?.originalEntityName
             attributes = layout.slots.compactMap(\.attribute)
             relationships = layout.slots.compactMap(\.relationship)
         }

@@ -199,3 +199,22 @@ enum FailingMigrationPlan: SchemaMigrationPlan {
 }
 
 enum MigrationTestError: Error { case stageFailed }
+
+/// NoteSchemaV1's `Memo`, renamed.
+enum RenamedNoteSchema: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Jotting.self] }
+
+    @Model final class Jotting {
+        var title: String
+        @Attribute(originalName: "text") var body: String
+        init(title: String, body: String) {
+            self.title = title
+            self.body = body
+        }
+    }
+}
+
+extension RenamedNoteSchema.Jotting: OriginallyNamedModel {
+    static var originalEntityName: String { "Memo" }
+}

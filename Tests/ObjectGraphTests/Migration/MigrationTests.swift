@@ -194,3 +194,24 @@ final class VersionedMigrationTests: StoreTestCase {
         XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "1.0.0")
     }
 }
+
+final class EntityRenameTests: StoreTestCase {
+    func testARenamedEntityKeepsItsRows() throws {
+        do {
+            let context = ModelContext(try ModelContainer(
+                for: Schema(versionedSchema: NoteSchemaV1.self), configurations: ModelConfiguration(url: storeURL)))
+            context.insert(NoteSchemaV1.Memo(title: "kept", text: "body"))
+            context.insert(NoteSchemaV1.Memo(title: "also kept", text: "more"))
+            try context.save()
+        }
+        let context = ModelContext(try ModelContainer(
+            for: Schema(versionedSchema: RenamedNoteSchema.self), configurations: ModelConfiguration(url: storeURL)))
+        let notes = try context.fetch(FetchDescriptor<RenamedNoteSchema.Jotting>(sortBy: [SortDescriptor(\.title)]))
+        XCTAssertEqual(notes.map(\.title), ["also kept", "kept"])
+        XCTAssertEqual(notes.map(\.body), ["more", "body"])
+        let tables = try rawRows("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0["name"] as String }
+        XCTAssertTrue(tables.contains("Jotting"))
+        XCTAssertFalse(tables.contains("Memo"))
+        XCTAssertEqual(Schema(versionedSchema: RenamedNoteSchema.self).entitiesByName["Jotting"]?.originalName, "Memo")
+    }
+}
