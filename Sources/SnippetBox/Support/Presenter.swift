@@ -56,26 +56,24 @@ struct Presenter {
             downloadName: Formatting.downloadName(title: snippet.title, language: snippet.language))
     }
 
-    /// The sidebar, with counts by one COUNT query each.
+    /// The sidebar, with its counts from grouped queries (one for folders, one for tags).
     func sidebar(current: String) throws -> Sidebar {
         let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
         let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
+        let perFolder = try context.counts(of: \Snippet.folder)
+        let perTag = try context.counts(ofEach: \Snippet.tags)
         return Sidebar(
-            allCount: try context.fetchCount(FetchDescriptor<Snippet>()),
+            allCount: perFolder.values.reduce(0, +),
             favoritesCount: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.isFavorite })),
-            unfiledCount: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder == nil })),
-            folders: try folders.map { folder in
-                let id = folder.persistentModelID
-                return Sidebar.FolderLink(
-                    id: folder.uuid.uuidString, name: folder.name,
-                    count: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder?.persistentModelID == id })),
+            unfiledCount: perFolder[nil] ?? 0,
+            folders: folders.map { folder in
+                Sidebar.FolderLink(
+                    id: folder.uuid.uuidString, name: folder.name, count: perFolder[folder.persistentModelID] ?? 0,
                     isCurrent: current == "folder:\(folder.uuid.uuidString)")
             },
-            tags: try tags.map { tag in
-                let id = tag.uuid
-                return Sidebar.TagLink(
-                    id: tag.uuid.uuidString, name: tag.name,
-                    count: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.tags.contains { $0.uuid == id } })),
+            tags: tags.map { tag in
+                Sidebar.TagLink(
+                    id: tag.uuid.uuidString, name: tag.name, count: perTag[tag.persistentModelID] ?? 0,
                     color: tag.color.hex, textColor: tag.color.contrastingTextHex,
                     isCurrent: current == "tag:\(tag.uuid.uuidString)")
             },
