@@ -42,6 +42,8 @@ enum ItemsV2: VersionedSchema {
         var color: String = "grey"
         @Attribute(.externalStorage) var photo: Data?
         @Relationship(originalName: "box") var container: Box?
+        /// A relationship added in V2 (and removed again in V3).
+        var spare: Box?
         init(name: String, weight: Int) {
             self.name = name
             self.weight = weight

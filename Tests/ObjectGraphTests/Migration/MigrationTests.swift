@@ -48,6 +48,10 @@ final class LightweightMigrationTests: StoreTestCase {
         let columns = try rawRows("SELECT name FROM pragma_table_info('Item')").map { $0["name"] as String }
         XCTAssertFalse(columns.contains("legacy"), "removed attribute dropped")
         XCTAssertFalse(columns.contains("size"))
+        XCTAssertTrue(columns.contains("spare"), "added relationship")
+        XCTAssertTrue(items.allSatisfy { $0.spare == nil })
+        items[0].spare = items[4].container
+        try context.save()
 
         let duplicate = ItemsV2.Item(name: "pear", weight: 9)
         context.insert(duplicate)
@@ -71,6 +75,9 @@ final class LightweightMigrationTests: StoreTestCase {
         let items = try context.fetch(FetchDescriptor<ItemsV3.Item>(sortBy: [SortDescriptor(\.weight)]))
         XCTAssertEqual(items[0].photo, bytes(200_000))
         XCTAssertEqual(externalFiles, [], "files removed once their values are back in the rows")
+        let columns = try rawRows("SELECT name FROM pragma_table_info('Item')").map { $0["name"] as String }
+        XCTAssertFalse(columns.contains("spare"), "removed relationship dropped")
+        XCTAssertEqual(items.count, 5)
         XCTAssertEqual(try rawRows("SELECT typeof(photo) AS t FROM Item ORDER BY weight LIMIT 1").first?["t"] as String?, "blob")
     }
 
