@@ -55,6 +55,24 @@ class AppTestCase: XCTestCase {
         return body
     }
 
+    /// Checks that a page shows (or does not show) a text.
+    func expectPage(_ path: String, shows text: String, _ message: String = "",
+                    file: StaticString = #filePath, line: UInt = #line) async throws {
+        let body = try await page(path, file: file, line: line)
+        XCTAssertTrue(body.contains(text), message.isEmpty ? "\(path) does not show \(text)" : message, file: file, line: line)
+    }
+
+    func expectPage(_ path: String, hides text: String, _ message: String = "",
+                    file: StaticString = #filePath, line: UInt = #line) async throws {
+        let body = try await page(path, file: file, line: line)
+        XCTAssertFalse(body.contains(text), message.isEmpty ? "\(path) shows \(text)" : message, file: file, line: line)
+    }
+
+    /// Checks an awaited status (XCTest's assertions cannot await).
+    func expectStatus(_ expected: HTTPStatus, _ actual: HTTPStatus, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(actual, expected, file: file, line: line)
+    }
+
     /// Reads the store directly, as the app sees it.
     func withContext<T>(_ body: (ModelContext) throws -> T) throws -> T {
         try body(ModelContext(app.snippetStore.container))

@@ -21,22 +21,17 @@ final class FolderRoutesTests: AppTestCase {
     }
 
     func testCreateRenameAndRefuseDuplicates() async throws {
-        let awaited7 = try await createFolder("Work")
-        XCTAssertEqual(awaited7, .seeOther)
-        let awaited8 = try await page("/folders").contains("Work")
-        XCTAssertTrue(awaited8)
-        let awaited9 = try await createFolder("work")
-        XCTAssertEqual(awaited9, .unprocessableEntity)
-        let awaited10 = try await createFolder("")
-        XCTAssertEqual(awaited10, .unprocessableEntity)
+        try await expectStatus(.seeOther, createFolder("Work"))
+        try await expectPage("/folders", shows: "Work")
+        try await expectStatus(.unprocessableEntity, createFolder("work"))
+        try await expectStatus(.unprocessableEntity, createFolder(""))
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 1)
 
         let id = try folderID("Work")
         try await app.test(.POST, "/folders/\(id)", beforeRequest: { req async throws in try req.content.encode(["name": "Job"], as: .urlEncodedForm) }) { response async throws in
             XCTAssertEqual(response.status, .seeOther)
         }
-        let awaited11 = try await page("/folders").contains("Job")
-        XCTAssertTrue(awaited11)
+        try await expectPage("/folders", shows: "Job")
     }
 
     func testDeletingANonEmptyFolderAsksAndCanKeepTheSnippets() async throws {
@@ -53,8 +48,7 @@ final class FolderRoutesTests: AppTestCase {
             let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first)
             XCTAssertNil(snippet.folder)
         }
-        let awaited12 = try await page("/snippets?folder=unfiled").contains("Kept")
-        XCTAssertTrue(awaited12)
+        try await expectPage("/snippets?folder=unfiled", shows: "Kept")
     }
 
     func testDeletingAFolderWithItsSnippets() async throws {
@@ -79,17 +73,14 @@ final class TagRoutesTests: AppTestCase {
     }
 
     func testCreateRecolourRenameAndRefuseDuplicatesInAnyCase() async throws {
-        let awaited13 = try await post("/tags", ["name": "Swift", "color": "#ff0000"])
-        XCTAssertEqual(awaited13, .seeOther)
+        try await expectStatus(.seeOther, post("/tags", ["name": "Swift", "color": "#ff0000"]))
         let duplicate = try await post("/tags", ["name": "SWIFT", "color": "#00ff00"])
         XCTAssertEqual(duplicate, .unprocessableEntity)
-        let awaited14 = try await post("/tags", ["name": "x", "color": "red"])
-        XCTAssertEqual(awaited14, .unprocessableEntity)
+        try await expectStatus(.unprocessableEntity, post("/tags", ["name": "x", "color": "red"]))
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Tag>()) }, 1)
 
         let id = try tagID("swift")
-        let awaited15 = try await post("/tags/\(id)", ["name": "swift-lang", "color": "#00ff00"])
-        XCTAssertEqual(awaited15, .seeOther)
+        try await expectStatus(.seeOther, post("/tags/\(id)", ["name": "swift-lang", "color": "#00ff00"]))
         try withContext { context in
             let tag = try XCTUnwrap(context.fetch(FetchDescriptor<Tag>()).first)
             XCTAssertEqual(tag.name, "swift-lang")
@@ -98,8 +89,7 @@ final class TagRoutesTests: AppTestCase {
     }
 
     func testATagNamedInTheSnippetFormInAnotherCaseIsTheSameTag() async throws {
-        let awaited16 = try await post("/tags", ["name": "Swift", "color": "#ff0000"])
-        XCTAssertEqual(awaited16, .seeOther)
+        try await expectStatus(.seeOther, post("/tags", ["name": "Swift", "color": "#ff0000"]))
         try await createSnippet(SnippetUpload(title: "Uses it", newTags: "swift, SWIFT"))
         try withContext { context in
             XCTAssertEqual(try context.fetchCount(FetchDescriptor<Tag>()), 1)
@@ -110,10 +100,8 @@ final class TagRoutesTests: AppTestCase {
     func testDeletingATagKeepsItsSnippets() async throws {
         try await createSnippet(SnippetUpload(title: "Tagged", newTags: "temp"))
         let id = try tagID("temp")
-        let awaited17 = try await page("/tags/\(id)/delete").contains("1 snippet loses this tag")
-        XCTAssertTrue(awaited17)
-        let awaited18 = try await post("/tags/\(id)/delete", [:])
-        XCTAssertEqual(awaited18, .seeOther)
+        try await expectPage("/tags/\(id)/delete", shows: "1 snippet loses this tag")
+        try await expectStatus(.seeOther, post("/tags/\(id)/delete", [:]))
         try withContext { context in
             XCTAssertEqual(try context.fetchCount(FetchDescriptor<Tag>()), 0)
             XCTAssertEqual(try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first).tags.count, 0)
@@ -124,8 +112,7 @@ final class TagRoutesTests: AppTestCase {
         try await createSnippet(SnippetUpload(title: "Alpha snippet", newTags: "js"))
         try await createSnippet(SnippetUpload(title: "Beta snippet", newTags: "javascript, js"))
         let from = try tagID("js"), into = try tagID("javascript")
-        let awaited19 = try await post("/tags/\(from)/merge", ["into": into])
-        XCTAssertEqual(awaited19, .seeOther)
+        try await expectStatus(.seeOther, post("/tags/\(from)/merge", ["into": into]))
         try withContext { context in
             XCTAssertEqual(try context.fetch(FetchDescriptor<Tag>()).map(\.name), ["javascript"])
             let snippets = try context.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)]))

@@ -139,19 +139,15 @@ final class SnippetRoutesTests: AppTestCase {
 
         try await app.test(.POST, "/snippets/\(id)/favorite")
         XCTAssertTrue(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).isFavorite })
-        let awaited2 = try await page("/snippets?favorites=1").contains("Final")
-        XCTAssertTrue(awaited2)
+        try await expectPage("/snippets?favorites=1", shows: "Final")
 
         try await app.test(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": "Archive"], as: .urlEncodedForm) })
         let folderID = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString }
         try await app.test(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in try req.content.encode(["folder": folderID], as: .urlEncodedForm) })
-        let awaited3 = try await page("/snippets?folder=\(folderID)").contains("Final")
-        XCTAssertTrue(awaited3)
-        let awaited4 = try await page("/snippets?folder=unfiled").contains("Final")
-        XCTAssertFalse(awaited4)
+        try await expectPage("/snippets?folder=\(folderID)", shows: "Final")
+        try await expectPage("/snippets?folder=unfiled", hides: "Final")
 
-        let awaited5 = try await page("/snippets/\(id)/delete").contains("Delete “Final”?")
-        XCTAssertTrue(awaited5)
+        try await expectPage("/snippets/\(id)/delete", shows: "Delete “Final”?")
         try await app.test(.POST, "/snippets/\(id)/delete") { response async throws in
             XCTAssertEqual(response.status, .seeOther)
         }
@@ -182,8 +178,7 @@ final class SnippetRoutesTests: AppTestCase {
             XCTAssertFalse(body.contains("<img src=x onerror"), "live attribute on \(path)")
             XCTAssertFalse(body.contains("href=\"javascript:"), "javascript link on \(path)")
         }
-        let awaited6 = try await page("/snippets/\(id)").contains("&lt;script&gt;alert(1)&lt;/script&gt;")
-        XCTAssertTrue(awaited6)
+        try await expectPage("/snippets/\(id)", shows: "&lt;script&gt;alert(1)&lt;/script&gt;")
     }
 
     func testUnknownAndMalformedIdentifiersGetAFriendly404() async throws {

@@ -90,8 +90,8 @@ class BrowserJourneyTestCase: XCTestCase {
         try await assertPage(contains: "Snippet created.")
         try await assertPage(contains: #"<span class="tok-keyword">let</span>"#)
         try await assertPage(contains: "<strong>context</strong>")
-        let awaited20 = try await browser.isDisplayed(".screenshot img")
-        XCTAssertTrue(awaited20)
+        let imageShown = try await browser.isDisplayed(".screenshot img")
+        XCTAssertTrue(imageShown)
         try await keep("snippet")
 
         // Edit it.
