@@ -12,6 +12,8 @@ final class SQLiteStore: @unchecked Sendable {
     let identifier: String
     let externalStorage: ExternalStorage?
     let logger: Logger
+    /// Every statement the store runs: logged when SQL debugging is on, and observable by tests.
+    let sqlLog: SQLLog
     private let layoutsByName: [String: EntityLayout]
     let joinTableColumnsByEntity: [String: [(table: String, column: String)]]
     /// The full-text index of each entity that has `.spotlight` attributes.
@@ -38,14 +40,11 @@ final class SQLiteStore: @unchecked Sendable {
         var grdbConfiguration = Configuration()
         grdbConfiguration.label = "ObjectGraph"
         grdbConfiguration.foreignKeysEnabled = true
-        let traceLogger: Logger? = sqlDebug ? logger : nil
+        let sqlLog = SQLLog(logger: sqlDebug ? logger : nil)
+        self.sqlLog = sqlLog
         grdbConfiguration.prepareDatabase { db in
             StringFunctions.register(in: db)
-            if let traceLogger {
-                db.trace(options: .profile) { event in
-                    traceLogger.debug("\(event.expandedDescription)")
-                }
-            }
+            db.trace(options: .profile) { event in sqlLog.record(event) }
         }
         do {
             if configuration.isStoredInMemoryOnly {
@@ -122,10 +121,6 @@ final class SQLiteStore: @unchecked Sendable {
         let columns: [DatabaseValue]
     }
 
-    /// How many read statements this store has run; tests use it to prove that prefetching avoids N+1 queries.
-    private let readCounter = LockedValue(0)
-    var readStatementCount: Int { readCounter.withLock { $0 } }
-
     /// The primary key and stored columns of an entity's table under an alias, in `FetchedRow` order.
     /// With `unloaded`, those slots' columns are not read (`NULL` stands in their place), as
     /// `FetchDescriptor.propertiesToFetch` asks.
@@ -146,7 +141,6 @@ final class SQLiteStore: @unchecked Sendable {
     func readRows(
         _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
     ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
-        readCounter.withLock { $0 += 1 }
         let columnCount = layout.storedColumnSlots.count
         return try writer.read { db in
             let statement = try db.cachedStatement(sql: sql)
@@ -167,7 +161,6 @@ final class SQLiteStore: @unchecked Sendable {
 
     func fetchKeys(_ layout: EntityLayout, query: RowQuery) throws -> [Int64] {
         let (sql, arguments) = query.sql(selecting: "\(RowQuery.alias.quotedIdentifier).\"_pk\"", from: layout)
-        readCounter.withLock { $0 += 1 }
         return try writer.read { db in
             try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
         }
@@ -176,7 +169,6 @@ final class SQLiteStore: @unchecked Sendable {
     func count(_ layout: EntityLayout, condition: SQLFragment?) throws -> Int {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
-        readCounter.withLock { $0 += 1 }
         return try writer.read { db in
             try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(condition?.arguments ?? [])) ?? 0
         }
@@ -570,6 +562,31 @@ final class SQLiteStore: @unchecked Sendable {
         for name in present where !referenced.contains(name) {
             externalStorage.remove(name)
         }
+    }
+}
+
+/// The statements a store runs, with their bound values and durations: written to the log when
+/// SQL debugging is on, and handed to whoever observes them (tests count queries this way).
+final class SQLLog: @unchecked Sendable {
+    private let logger: Logger?
+    private let recording = LockedValue<[String]?>(nil)
+
+    init(logger: Logger?) {
+        self.logger = logger
+    }
+
+    func record(_ event: Database.TraceEvent) {
+        if let logger { logger.debug("\(event.expandedDescription)") }
+        guard case .profile(let statement, _) = event else { return }
+        recording.withLock { $0?.append(statement.sql) }
+    }
+
+    /// Runs `body` and returns the SQL of every statement run meanwhile.
+    func statements(during body: () throws -> Void) rethrows -> [String] {
+        recording.withLock { $0 = [] }
+        defer { recording.withLock { $0 = nil } }
+        try body()
+        return recording.withLock { $0 ?? [] }
     }
 }
 
