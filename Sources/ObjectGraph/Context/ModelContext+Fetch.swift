@@ -111,7 +111,7 @@ extension ModelContext {
 
     func fetchModel(_ type: any PersistentModel.Type, primaryKey: Int64) throws -> (any PersistentModel)? {
         let layout = try store.layout(named: Schema.entityName(for: type))
-        let query = RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+        let query = RowQuery.row(primaryKey)
         guard let row = try store.fetchRows(layout, query: query).first else { return nil }
         return try anyModel(type, from: row, layout: layout)
     }

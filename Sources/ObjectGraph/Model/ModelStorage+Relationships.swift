@@ -54,7 +54,7 @@ extension ModelStorage {
     /// Reads a to-one relationship of a model whose context is gone: a new model of no context.
     private func detachedLoad(_ destination: EntityLayout, primaryKey: Int64) -> AnyObject? {
         guard let store else { return nil }
-        let query = RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+        let query = RowQuery.row(primaryKey)
         guard let row = try? store.fetchRows(destination, query: query).first else { return nil }
         return try? store.materializeAny(destination.modelType, from: row, layout: destination)
     }

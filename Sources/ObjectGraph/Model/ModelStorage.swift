@@ -68,20 +68,12 @@ class ModelStorage {
     /// Reads the columns a partial fetch left out, all at once, the first time one of them is needed.
     func loadUnloadedColumns() {
         guard !unloadedSlots.isEmpty, let store, let primaryKey else { return }
-        let query = RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+        let query = RowQuery.row(primaryKey)
         do {
             guard let row = try store.fetchRows(layout, query: query).first else { return }
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
             for (position, slot) in layout.storedColumnSlots.enumerated() where unloadedSlots.contains(slot.index) {
-                if slot.isForeignKey {
-                    values[slot.index] = ModelContext.foreignKeyValue(row.columns[position], slot: slot)
-                    committed[slot.index] = row.columns[position]
-                } else {
-                    let decoded = try store.decodeColumn(row.columns[position], slot: slot, entity: layout.name)
-                    values[slot.index] = decoded.value
-                    committed[slot.index] = decoded.inline
-                    if let file = decoded.externalFile { committedExternalFiles[slot.index] = file }
-                }
+                try store.read(row.columns[position], of: slot, into: self, committed: &committed)
             }
             committedRow = committed
             unloadedSlots.removeAll()

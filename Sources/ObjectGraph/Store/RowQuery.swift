@@ -12,6 +12,11 @@ struct RowQuery {
     var limit: Int?
     var offset: Int?
 
+    /// The one row with this primary key.
+    static func row(_ primaryKey: Int64) -> RowQuery {
+        RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
+    }
+
     func sql(selecting columns: String, from layout: EntityLayout) -> (String, [DatabaseValue]) {
         var sql = "SELECT \(columns) FROM \(layout.name.quotedIdentifier) AS \(Self.alias.quotedIdentifier)"
         var arguments: [DatabaseValue] = []

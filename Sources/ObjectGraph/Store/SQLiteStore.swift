@@ -242,6 +242,20 @@ final class SQLiteStore: @unchecked Sendable {
         return object
     }
 
+    /// Sets one stored column's value in a storage (a fault for a to-one relationship), and the
+    /// column's committed value, as the next save diffs against it.
+    func read(_ stored: DatabaseValue, of slot: PropertySlot, into storage: ModelStorage, committed: inout [DatabaseValue]) throws {
+        if slot.isForeignKey {
+            storage.values[slot.index] = ModelContext.foreignKeyValue(stored, slot: slot)
+            committed[slot.index] = stored
+            return
+        }
+        let decoded = try decodeColumn(stored, slot: slot, entity: storage.layout.name)
+        storage.values[slot.index] = decoded.value
+        committed[slot.index] = decoded.inline
+        if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
+    }
+
     /// Sets a storage's values, committed row and version from a row read from the store.
     func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
         var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
@@ -252,15 +266,7 @@ final class SQLiteStore: @unchecked Sendable {
                 storage.values[slot.index] = UnloadedValue()
                 continue
             }
-            if slot.isForeignKey {
-                storage.values[slot.index] = ModelContext.foreignKeyValue(row.columns[position], slot: slot)
-                committed[slot.index] = row.columns[position]
-                continue
-            }
-            let decoded = try decodeColumn(row.columns[position], slot: slot, entity: layout.name)
-            storage.values[slot.index] = decoded.value
-            committed[slot.index] = decoded.inline
-            if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
+            try read(row.columns[position], of: slot, into: storage, committed: &committed)
         }
         for slot in layout.toManySlots {
             storage.values[slot.index] = ToManyFault()

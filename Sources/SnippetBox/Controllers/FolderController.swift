@@ -79,7 +79,7 @@ struct FolderController: RouteCollection {
 
     private func editPage(_ req: Request, id: UUID, name: String?, error: String?) async throws -> View {
         let (sidebar, page) = try await req.store.read { context in
-            guard let folder = try Lookup.folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+            let folder = try Lookup.existingFolder(id, in: context)
             return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
                     FolderEditPage(id: id.uuidString, name: name ?? folder.name, error: error))
         }
@@ -91,7 +91,7 @@ struct FolderController: RouteCollection {
         let id = try folderID(req)
         let input = try req.content.decode(NameInput.self)
         let outcome = try await req.store.write { context -> Result<String, NameError> in
-            guard let folder = try Lookup.folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+            let folder = try Lookup.existingFolder(id, in: context)
             let outcome = try validName(input.name, excluding: id, in: context)
             if case .success(let name) = outcome {
                 folder.name = name
@@ -112,7 +112,7 @@ struct FolderController: RouteCollection {
     @Sendable func confirmDelete(req: Request) async throws -> View {
         let id = try folderID(req)
         let (sidebar, page) = try await req.store.read { context in
-            guard let folder = try Lookup.folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+            let folder = try Lookup.existingFolder(id, in: context)
             let folderKey = folder.persistentModelID
             let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder?.persistentModelID == folderKey }))
             return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
@@ -132,7 +132,7 @@ struct FolderController: RouteCollection {
         let mode = try req.content.decode(DeleteInput.self).snippets ?? "move"
         guard mode == "move" || mode == "delete" else { throw Abort(.badRequest, reason: "Choose whether to keep or delete the snippets.") }
         let (name, count) = try await req.store.write { context -> (String, Int) in
-            guard let folder = try Lookup.folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+            let folder = try Lookup.existingFolder(id, in: context)
             let snippets = folder.snippets
             if mode == "move" {
                 for snippet in snippets {
@@ -154,9 +154,6 @@ struct FolderController: RouteCollection {
     }
 
     private func folderID(_ req: Request) throws -> UUID {
-        guard let text = req.parameters.get("id"), let id = UUID(uuidString: text) else {
-            throw Abort(.notFound, reason: "There is no such folder.")
-        }
-        return id
+        try req.modelID(naming: "folder")
     }
 }

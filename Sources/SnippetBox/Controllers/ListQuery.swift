@@ -171,7 +171,7 @@ struct ListQuery: Sendable, Equatable {
     /// The folder the query names, looked up once; throws "not found" for a folder that is gone.
     func folderKey(in context: ModelContext) throws -> (key: PersistentIdentifier?, name: String?) {
         guard let folder, folder != "unfiled", let id = UUID(uuidString: folder) else { return (nil, nil) }
-        guard let model = try Lookup.folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+        let model = try Lookup.existingFolder(id, in: context)
         return (model.persistentModelID, model.name)
     }
 }

@@ -71,7 +71,7 @@ struct SnippetController: RouteCollection {
     @Sendable func editForm(req: Request) async throws -> View {
         let id = try snippetID(req)
         let (values, tags, hasImage) = try await req.store.read { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             let values = SnippetFormValues(
                 title: snippet.title, code: snippet.code, notes: snippet.notes, language: snippet.language.rawValue,
                 folder: snippet.folder?.uuid.uuidString ?? "", isFavorite: snippet.isFavorite)
@@ -130,7 +130,7 @@ struct SnippetController: RouteCollection {
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
         try await req.store.write { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             try form.apply(to: snippet, in: context)
         }
         req.flash("Snippet saved.")
@@ -140,7 +140,7 @@ struct SnippetController: RouteCollection {
     @Sendable func confirmDelete(req: Request) async throws -> View {
         let id = try snippetID(req)
         let (sidebar, page) = try await req.store.read { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.uuidString, title: snippet.title))
         }
         return try await req.view.render("snippet-delete", PageContext(
@@ -150,7 +150,7 @@ struct SnippetController: RouteCollection {
     @Sendable func delete(req: Request) async throws -> Response {
         let id = try snippetID(req)
         let title = try await req.store.write { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             context.delete(snippet)
             return snippet.title
         }
@@ -161,7 +161,7 @@ struct SnippetController: RouteCollection {
     @Sendable func toggleFavorite(req: Request) async throws -> Response {
         let id = try snippetID(req)
         let isFavorite = try await req.store.write { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             snippet.isFavorite.toggle()
             return snippet.isFavorite
         }
@@ -177,7 +177,7 @@ struct SnippetController: RouteCollection {
         let id = try snippetID(req)
         let target = try req.content.decode(MoveInput.self).folder ?? ""
         let folderName = try await req.store.write { context -> String in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             if target.isEmpty {
                 snippet.folder = nil
                 snippet.refreshSearchKeywords()
@@ -207,7 +207,7 @@ struct SnippetController: RouteCollection {
     @Sendable func download(req: Request) async throws -> Response {
         let id = try snippetID(req)
         let (code, language, title) = try await req.store.read { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             return (snippet.code, snippet.language, snippet.title)
         }
         let response = Response(status: .ok, body: .init(string: code))
@@ -239,15 +239,12 @@ struct SnippetController: RouteCollection {
     private func codeAndLanguage(_ req: Request) async throws -> (String, CodingLanguage) {
         let id = try snippetID(req)
         return try await req.store.read { context in
-            guard let snippet = try Lookup.snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+            let snippet = try Lookup.existingSnippet(id, in: context)
             return (snippet.code, snippet.language)
         }
     }
 
     private func snippetID(_ req: Request) throws -> UUID {
-        guard let text = req.parameters.get("id"), let id = UUID(uuidString: text) else {
-            throw Abort(.notFound, reason: "There is no such snippet.")
-        }
-        return id
+        try req.modelID(naming: "snippet")
     }
 }

@@ -85,7 +85,7 @@ struct TagController: RouteCollection {
 
     private func editPage(_ req: Request, id: UUID, input: TagInput?, error: String?) async throws -> View {
         let (sidebar, page) = try await req.store.read { context in
-            guard let tag = try Lookup.tag(id, in: context) else { throw Abort(.notFound, reason: "There is no such tag.") }
+            let tag = try Lookup.existingTag(id, in: context)
             let others = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).filter { $0.uuid != id }
             let page = TagEditPage(
                 id: id.uuidString, name: input?.name ?? tag.name, color: input?.color ?? tag.color.hex, error: error,
@@ -100,7 +100,7 @@ struct TagController: RouteCollection {
         let id = try tagID(req)
         let input = try req.content.decode(TagInput.self)
         let outcome = try await req.store.write { context -> Result<String, Problem> in
-            guard let tag = try Lookup.tag(id, in: context) else { throw Abort(.notFound, reason: "There is no such tag.") }
+            let tag = try Lookup.existingTag(id, in: context)
             return try validated(input, excluding: id, in: context).map { name, color in
                 tag.rename(to: name)
                 tag.color = color
@@ -121,7 +121,7 @@ struct TagController: RouteCollection {
     @Sendable func confirmDelete(req: Request) async throws -> View {
         let id = try tagID(req)
         let (sidebar, page) = try await req.store.read { context in
-            guard let tag = try Lookup.tag(id, in: context) else { throw Abort(.notFound, reason: "There is no such tag.") }
+            let tag = try Lookup.existingTag(id, in: context)
             let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.tags.contains { $0.uuid == id } }))
             return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"),
                     TagDeletePage(id: id.uuidString, name: tag.name, count: count))
@@ -133,7 +133,7 @@ struct TagController: RouteCollection {
     @Sendable func delete(req: Request) async throws -> Response {
         let id = try tagID(req)
         let name = try await req.store.write { context -> String in
-            guard let tag = try Lookup.tag(id, in: context) else { throw Abort(.notFound, reason: "There is no such tag.") }
+            let tag = try Lookup.existingTag(id, in: context)
             let snippets = tag.snippets
             snippets.forEach { $0.tags.removeAll { $0 === tag } }
             snippets.forEach { $0.refreshSearchKeywords() }
@@ -171,9 +171,6 @@ struct TagController: RouteCollection {
     }
 
     private func tagID(_ req: Request) throws -> UUID {
-        guard let text = req.parameters.get("id"), let id = UUID(uuidString: text) else {
-            throw Abort(.notFound, reason: "There is no such tag.")
-        }
-        return id
+        try req.modelID(naming: "tag")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import Vapor
 
 /// Turns models into the plain values pages render. Runs inside a store closure, with its context.
 struct Presenter {
@@ -116,6 +117,22 @@ enum Lookup {
 
     static func tag(_ id: UUID, in context: ModelContext) throws -> Tag? {
         try context.fetch(FetchDescriptor(predicate: #Predicate<Tag> { $0.uuid == id })).first
+    }
+
+    /// The snippet, folder or tag a URL names, or "not found".
+    static func existingSnippet(_ id: UUID, in context: ModelContext) throws -> Snippet {
+        guard let snippet = try snippet(id, in: context) else { throw Abort(.notFound, reason: "There is no such snippet.") }
+        return snippet
+    }
+
+    static func existingFolder(_ id: UUID, in context: ModelContext) throws -> Folder {
+        guard let folder = try folder(id, in: context) else { throw Abort(.notFound, reason: "There is no such folder.") }
+        return folder
+    }
+
+    static func existingTag(_ id: UUID, in context: ModelContext) throws -> Tag {
+        guard let tag = try tag(id, in: context) else { throw Abort(.notFound, reason: "There is no such tag.") }
+        return tag
     }
 
     static func tag(named name: String, in context: ModelContext) throws -> Tag? {
