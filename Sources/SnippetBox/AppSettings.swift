@@ -6,9 +6,13 @@ import Foundation
 /// | --- | --- | --- |
 /// | `HOST` | `127.0.0.1` | the address to listen on (`0.0.0.0` to reach it from other machines) |
 /// | `PORT` | `8080` | the port |
-/// | `DATA_DIR` | `./data` | where the store and its image files live |
+/// | `DATA_DIR` | `./data` | where the stores and their image files live |
 /// | `BASE_PATH` | empty | a path prefix when served behind a reverse proxy, e.g. `/snippets` |
 /// | `MAX_UPLOAD_MB` | `10` | the largest image upload accepted |
+/// | `ADMIN_PASSWORD` | none | creates the account `admin` with this password at the first start |
+/// | `SECURE_COOKIES` | `false` | `true` when served over HTTPS: the session cookie is then `Secure` |
+/// | `BACKUP_EVERY_HOURS` | `0` (off) | writes a backup archive to `DATA_DIR/backups` this often |
+/// | `BACKUP_KEEP` | `7` | how many scheduled backups to keep |
 public struct AppSettings: Sendable, Equatable {
     public var host: String
     public var port: Int
@@ -16,14 +20,26 @@ public struct AppSettings: Sendable, Equatable {
     /// Empty, or a path starting with "/" and not ending with one.
     public var basePath: String
     public var maxUploadBytes: Int
+    public var adminPassword: String?
+    public var secureCookies: Bool
+    public var backupEveryHours: Int
+    public var backupsKept: Int
+    /// bcrypt's cost: 12 in use; tests lower it to stay fast.
+    public var passwordHashCost: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL = URL(fileURLWithPath: "data"),
-                basePath: String = "", maxUploadMegabytes: Int = 10) {
+                basePath: String = "", maxUploadMegabytes: Int = 10, adminPassword: String? = nil,
+                secureCookies: Bool = false, backupEveryHours: Int = 0, backupsKept: Int = 7, passwordHashCost: Int = 12) {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
         self.basePath = Self.normalizedBasePath(basePath)
         self.maxUploadBytes = maxUploadMegabytes * 1024 * 1024
+        self.adminPassword = adminPassword
+        self.secureCookies = secureCookies
+        self.backupEveryHours = backupEveryHours
+        self.backupsKept = backupsKept
+        self.passwordHashCost = passwordHashCost
     }
 
     /// Reads the settings; a value that makes no sense is an error that names the variable.
@@ -31,10 +47,7 @@ public struct AppSettings: Sendable, Equatable {
         var settings = AppSettings()
         if let host = environment["HOST"], !host.isEmpty { settings.host = host }
         if let port = environment["PORT"], !port.isEmpty {
-            guard let value = Int(port), (1...65_535).contains(value) else {
-                throw SettingsError(variable: "PORT", value: port, expected: "a port number from 1 to 65535")
-            }
-            settings.port = value
+            settings.port = try number(port, named: "PORT", in: 1...65_535, expected: "a port number from 1 to 65535")
         }
         if let directory = environment["DATA_DIR"], !directory.isEmpty {
             settings.dataDirectory = URL(fileURLWithPath: directory)
@@ -46,16 +59,45 @@ public struct AppSettings: Sendable, Equatable {
             settings.basePath = normalizedBasePath(basePath)
         }
         if let megabytes = environment["MAX_UPLOAD_MB"], !megabytes.isEmpty {
-            guard let value = Int(megabytes), (1...1024).contains(value) else {
-                throw SettingsError(variable: "MAX_UPLOAD_MB", value: megabytes, expected: "a number of megabytes from 1 to 1024")
-            }
+            let value = try number(megabytes, named: "MAX_UPLOAD_MB", in: 1...1024, expected: "a number of megabytes from 1 to 1024")
             settings.maxUploadBytes = value * 1024 * 1024
+        }
+        if let password = environment["ADMIN_PASSWORD"], !password.isEmpty {
+            if let problem = AccountStore.problem(username: nil, password: password, confirmation: nil) {
+                throw SettingsError(variable: "ADMIN_PASSWORD", value: "(hidden)", expected: problem.message)
+            }
+            settings.adminPassword = password
+        }
+        if let secure = environment["SECURE_COOKIES"], !secure.isEmpty {
+            guard ["true", "false", "1", "0"].contains(secure) else {
+                throw SettingsError(variable: "SECURE_COOKIES", value: secure, expected: "true or false")
+            }
+            settings.secureCookies = secure == "true" || secure == "1"
+        }
+        if let hours = environment["BACKUP_EVERY_HOURS"], !hours.isEmpty {
+            settings.backupEveryHours = try number(hours, named: "BACKUP_EVERY_HOURS", in: 0...8_760, expected: "a number of hours, 0 for none")
+        }
+        if let kept = environment["BACKUP_KEEP"], !kept.isEmpty {
+            settings.backupsKept = try number(kept, named: "BACKUP_KEEP", in: 1...1_000, expected: "a number from 1 to 1000")
         }
         return settings
     }
 
-    /// The store file, in the data directory.
-    public var storeURL: URL { dataDirectory.appendingPathComponent("snippetbox.store") }
+    private static func number(_ text: String, named variable: String, in range: ClosedRange<Int>, expected: String) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw SettingsError(variable: variable, value: text, expected: expected)
+        }
+        return value
+    }
+
+    /// The first account's library, which is also where a store made before accounts existed lives.
+    static let firstLibraryFileName = "snippetbox.store"
+
+    /// The first library's store file, in the data directory (`snippetbox seed` fills it).
+    public var storeURL: URL { dataDirectory.appendingPathComponent(Self.firstLibraryFileName) }
+
+    /// Where scheduled backups and the admin's backup button write archives.
+    public var backupDirectory: URL { dataDirectory.appendingPathComponent("backups", isDirectory: true) }
 
     public var maxUploadMegabytes: Int { maxUploadBytes / (1024 * 1024) }
 

@@ -3,7 +3,7 @@ import NIOPosix
 import ObjectGraph
 import Vapor
 
-/// The app's data: one `ModelContainer`, and a fresh `ModelContext` for each piece of work.
+/// One library's data: a `ModelContainer`, and a fresh `ModelContext` for each piece of work.
 ///
 /// SQLite calls block, so every piece of work runs on the application's thread pool, never on an
 /// event loop. A closure gets its own context and returns plain values (view models), which are
@@ -12,13 +12,19 @@ public final class SnippetStore: Sendable {
     public let container: ModelContainer
     private let threadPool: NIOThreadPool
 
-    public init(settings: AppSettings, threadPool: NIOThreadPool) throws {
-        try FileManager.default.createDirectory(at: settings.dataDirectory, withIntermediateDirectories: true)
-        container = try ModelContainer(
-            for: Schema(versionedSchema: SnippetSchemaV1.self),
-            migrationPlan: SnippetMigrationPlan.self,
-            configurations: ModelConfiguration(url: settings.storeURL))
+    /// The models of the current version, which every library store is opened with.
+    public static let schema = Schema(versionedSchema: SnippetSchemaV2.self)
+
+    public init(url: URL, threadPool: NIOThreadPool) throws {
+        container = try Self.openContainer(at: url)
         self.threadPool = threadPool
+    }
+
+    /// Opens (creating or migrating) the library store at `url`.
+    public static func openContainer(at url: URL) throws -> ModelContainer {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return try ModelContainer(
+            for: schema, migrationPlan: SnippetMigrationPlan.self, configurations: ModelConfiguration(url: url))
     }
 
     /// Runs `body` with a new context. Changes it leaves unsaved are discarded.
@@ -42,23 +48,38 @@ public final class SnippetStore: Sendable {
 }
 
 extension Application {
-    private struct SnippetStoreKey: StorageKey {
-        typealias Value = SnippetStore
+    private struct AccountStoreKey: StorageKey {
+        typealias Value = AccountStore
+    }
+
+    private struct LibrariesKey: StorageKey {
+        typealias Value = Libraries
     }
 
     private struct SettingsKey: StorageKey {
         typealias Value = AppSettings
     }
 
-    /// The store opened by `configure`.
-    public var snippetStore: SnippetStore {
+    /// The accounts, opened by `configure`.
+    public var accounts: AccountStore {
         get {
-            guard let store = storage[SnippetStoreKey.self] else {
-                preconditionFailure("configure(_:settings:) opens the snippet store before routes use it")
+            guard let store = storage[AccountStoreKey.self] else {
+                preconditionFailure("configure(_:settings:) opens the accounts before routes use them")
             }
             return store
         }
-        set { storage[SnippetStoreKey.self] = newValue }
+        set { storage[AccountStoreKey.self] = newValue }
+    }
+
+    /// Every account's library, opened by `configure`.
+    public var libraries: Libraries {
+        get {
+            guard let libraries = storage[LibrariesKey.self] else {
+                preconditionFailure("configure(_:settings:) sets the libraries up before routes use them")
+            }
+            return libraries
+        }
+        set { storage[LibrariesKey.self] = newValue }
     }
 
     public var appSettings: AppSettings {
@@ -68,6 +89,14 @@ extension Application {
 }
 
 extension Request {
-    var store: SnippetStore { application.snippetStore }
+    /// The logged-in account's library. Routes reach it only behind `RequireAccountMiddleware`;
+    /// anywhere else it is "log in first", never another account's data.
+    var store: SnippetStore {
+        get throws {
+            guard let account else { throw Abort(.unauthorized, reason: "Log in first.") }
+            return try application.libraries.store(for: account)
+        }
+    }
+
     var settings: AppSettings { application.appSettings }
 }

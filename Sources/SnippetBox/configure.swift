@@ -3,8 +3,8 @@ import Leaf
 import ObjectGraph
 import Vapor
 
-/// Sets SnippetBox up on a Vapor application: its settings, its store, Leaf views, static files,
-/// sessions for flash messages, error pages, and routes.
+/// Sets SnippetBox up on a Vapor application: its settings, its stores, Leaf views, static files,
+/// sessions, security headers, error pages, and routes.
 public func configure(_ app: Application, settings: AppSettings) throws {
     app.appSettings = settings
     app.http.server.configuration.hostname = settings.host
@@ -17,12 +17,29 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     app.views.use(.leaf)
     app.leaf.cache.isEnabled = app.environment.isRelease
 
+    app.passwords.use(.bcrypt(cost: settings.passwordHashCost))
+    app.sessions.use(.memory)
+    let cookiePath = settings.basePath.isEmpty ? "/" : settings.basePath
+    app.sessions.configuration = SessionsConfiguration(cookieName: "snippetbox-session") { id in
+        HTTPCookies.Value(string: id.string, path: cookiePath, isSecure: settings.secureCookies, isHTTPOnly: true, sameSite: .lax)
+    }
+
     app.middleware = Middlewares()
+    app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
     app.middleware.use(ErrorPageMiddleware(basePath: settings.basePath))
     app.middleware.use(app.sessions.middleware)
-    app.sessions.use(.memory)
 
-    app.snippetStore = try SnippetStore(settings: settings, threadPool: app.threadPool)
+    app.accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: app.threadPool)
+    app.libraries = Libraries(dataDirectory: settings.dataDirectory, threadPool: app.threadPool)
     try routes(app, settings: settings)
+}
+
+/// Creates the `admin` account from `ADMIN_PASSWORD` when there is no account yet (a first start
+/// without a browser, or a scripted install).
+public func createAdminFromSettings(_ app: Application) async throws {
+    guard let password = app.appSettings.adminPassword, app.accounts.isEmpty else { return }
+    let hash = try await app.password.async.hash(password)
+    let account = try await app.accounts.create(username: "admin", passwordHash: hash, isAdmin: true)
+    app.logger.notice("Created the account \(account.username) from ADMIN_PASSWORD.")
 }

@@ -2,14 +2,22 @@ import Foundation
 import ObjectGraph
 import Vapor
 
-/// Every route, under the base path.
+/// Every route, under the base path. Static files, the login page and the first run's set-up page
+/// are public; everything else needs a logged-in account. Every request that changes data needs
+/// the session's CSRF token.
 func routes(_ app: Application, settings: AppSettings) throws {
     let root: any RoutesBuilder = settings.basePath.isEmpty
         ? app.routes
         : app.routes.grouped(settings.basePath.split(separator: "/").map { PathComponent(stringLiteral: String($0)) })
+    root.get("static", "**", use: StaticFiles(publicDirectory: app.directory.publicDirectory).serve)
 
-    root.get { req in req.redirect(to: "\(settings.basePath)/snippets") }
-    root.post("examples") { req async throws -> Response in
+    let accounts = AccountController(settings: settings)
+    let checked = root.grouped(CSRFMiddleware())
+    accounts.bootPublic(routes: checked)
+
+    let library = root.grouped(RequireAccountMiddleware(basePath: settings.basePath), CSRFMiddleware())
+    library.get { req in req.redirect(to: "\(settings.basePath)/snippets") }
+    library.post("examples") { req async throws -> Response in
         try await req.store.write { context in
             guard try context.fetchCount(FetchDescriptor<Snippet>()) == 0 else { return }
             try ExampleSnippets.insert(into: context)
@@ -17,10 +25,10 @@ func routes(_ app: Application, settings: AppSettings) throws {
         req.flash("Added a few example snippets.")
         return req.redirect(to: "\(settings.basePath)/snippets")
     }
-    root.get("static", "**", use: StaticFiles(publicDirectory: app.directory.publicDirectory).serve)
-
-    try root.register(collection: SnippetController(settings: settings))
-    try root.register(collection: FolderController(settings: settings))
-    try root.register(collection: TagController(settings: settings))
-    try root.register(collection: SavedSearchController(settings: settings))
+    accounts.bootProtected(routes: library)
+    try library.register(collection: SnippetController(settings: settings))
+    try library.register(collection: FolderController(settings: settings))
+    try library.register(collection: TagController(settings: settings))
+    try library.register(collection: SavedSearchController(settings: settings))
+    try library.register(collection: TrashController(settings: settings))
 }

@@ -5,25 +5,33 @@ import SnippetBox
 import Vapor
 
 // `snippetbox` starts the app with the settings from the environment (see the README) and prints
-// its URL; `snippetbox seed N` fills the store in DATA_DIR with N demo snippets instead.
+// its URL. Maintenance commands work on the stores in DATA_DIR:
+//   snippetbox seed N   fills the first library with N demo snippets
+//   snippetbox check    checks every store and its image files; exits 1 if anything is wrong
 do {
     let settings = try AppSettings.fromEnvironment()
     let arguments = Array(CommandLine.arguments.dropFirst())
-    if arguments.first == "seed" {
+    switch arguments.first {
+    case "seed":
         guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else {
             FileHandle.standardError.write(Data("usage: snippetbox seed <number of snippets>\n".utf8))
             exit(2)
         }
-        try FileManager.default.createDirectory(at: settings.dataDirectory, withIntermediateDirectories: true)
-        let container = try ModelContainer(
-            for: Schema(versionedSchema: SnippetSchemaV1.self), migrationPlan: SnippetMigrationPlan.self,
-            configurations: ModelConfiguration(url: settings.storeURL))
+        let container = try SnippetStore.openContainer(at: settings.storeURL)
         let start = Date()
         try DemoData.fill(container, count: count) { made in
             print("\(made) / \(count) snippets")
         }
         print("Filled \(settings.storeURL.path) with \(count) snippets in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")
         exit(0)
+    case "check":
+        let healthy = try Maintenance.check(settings) { line in print(line) }
+        exit(healthy ? 0 : 1)
+    case .some(let command) where !command.hasPrefix("-") && command != "serve":
+        FileHandle.standardError.write(Data("snippetbox: unknown command \(command); use seed N, check, or no command to serve\n".utf8))
+        exit(2)
+    default:
+        break
     }
 
     var environment = try Environment.detect(arguments: [CommandLine.arguments.first ?? "snippetbox"] + arguments)
@@ -31,6 +39,7 @@ do {
     let app = try await Application.make(environment)
     do {
         try configure(app, settings: settings)
+        try await createAdminFromSettings(app)
         let shownHost = settings.host == "0.0.0.0" ? "localhost" : settings.host
         app.logger.notice("SnippetBox is running at http://\(shownHost):\(settings.port)\(settings.basePath)/ (data in \(settings.dataDirectory.path))")
         try await app.execute()

@@ -5,20 +5,74 @@ import Vapor
 import XCTVapor
 import XCTest
 
-/// An app on a store of its own in a temporary folder, driven through HTTP.
+/// An app on a store of its own in a temporary folder, driven through HTTP, with an account
+/// (`tester`, an administrator) logged in: `send` adds its session cookie and CSRF token.
 class AppTestCase: XCTestCase {
     var app: Application!
     var dataDirectory: URL!
     var settings: AppSettings!
+    var session = TestSession()
 
     var basePath: String { "" }
     var maxUploadMegabytes: Int { 1 }
+    static let password = "correct horse battery"
 
     override func setUp() async throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-tests-\(UUID().uuidString)")
-        settings = AppSettings(dataDirectory: dataDirectory, basePath: basePath, maxUploadMegabytes: maxUploadMegabytes)
+        settings = AppSettings(dataDirectory: dataDirectory, basePath: basePath, maxUploadMegabytes: maxUploadMegabytes,
+                               passwordHashCost: 4)
         app = try await Application.make(.testing)
         try configure(app, settings: settings)
+        try await addAccount("tester", isAdmin: true)
+        session = try await logIn("tester")
+    }
+
+    /// Adds an account directly (the set-up page and the users page have tests of their own).
+    @discardableResult
+    func addAccount(_ username: String, password: String = AppTestCase.password, isAdmin: Bool = false) async throws -> AccountInfo {
+        try await app.accounts.create(username: username, passwordHash: try Bcrypt.hash(password, cost: 4), isAdmin: isAdmin)
+    }
+
+    /// Logs in through the login form, as a browser does, and returns the session.
+    func logIn(_ username: String, password: String = AppTestCase.password, file: StaticString = #filePath, line: UInt = #line) async throws -> TestSession {
+        var anonymous = TestSession()
+        try await app.test(.GET, "\(basePath)/login") { response async throws in
+            anonymous.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
+            anonymous.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+        }
+        var loggedIn = TestSession()
+        try await app.test(.POST, "\(basePath)/login", headers: anonymous.headers, beforeRequest: { req async throws in
+            try req.content.encode(["username": username, "password": password, "csrf": anonymous.csrf], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther, "login of \(username) failed", file: file, line: line)
+            loggedIn.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
+        })
+        try await app.test(.GET, "\(basePath)/snippets/new", headers: loggedIn.headers) { response async throws in
+            loggedIn.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+        }
+        return loggedIn
+    }
+
+    /// `app.test` as the logged-in account (or as `session`), with the session's CSRF token in a header.
+    func send(
+        _ method: HTTPMethod, _ path: String, as session: TestSession? = nil, headers: HTTPHeaders = [:],
+        file: StaticString = #filePath, line: UInt = #line,
+        afterResponse: (XCTHTTPResponse) async throws -> Void = { _ in }
+    ) async throws {
+        try await send(method, path, as: session, headers: headers, file: file, line: line,
+                       beforeRequest: { _ in }, afterResponse: afterResponse)
+    }
+
+    func send(
+        _ method: HTTPMethod, _ path: String, as session: TestSession? = nil, headers: HTTPHeaders = [:],
+        file: StaticString = #filePath, line: UInt = #line,
+        beforeRequest: (inout XCTHTTPRequest) async throws -> Void,
+        afterResponse: (XCTHTTPResponse) async throws -> Void
+    ) async throws {
+        var allHeaders = (session ?? self.session).headers
+        for (name, value) in headers { allHeaders.replaceOrAdd(name: name, value: value) }
+        try await app.test(method, path, headers: allHeaders, file: file, line: line,
+                           beforeRequest: beforeRequest, afterResponse: afterResponse)
     }
 
     override func tearDown() async throws {
@@ -36,7 +90,7 @@ class AppTestCase: XCTestCase {
     @discardableResult
     func createSnippet(_ form: SnippetUpload, file: StaticString = #filePath, line: UInt = #line) async throws -> String {
         var id = ""
-        try await app.test(.POST, "\(basePath)/snippets", beforeRequest: { req async throws in
+        try await send(.POST, "\(basePath)/snippets", beforeRequest: { req async throws in
             try req.content.encode(form, as: .formData)
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .seeOther, response.body.string, file: file, line: line)
@@ -48,7 +102,7 @@ class AppTestCase: XCTestCase {
     /// The text of a page, fetched with GET.
     func page(_ path: String, status: HTTPStatus = .ok, file: StaticString = #filePath, line: UInt = #line) async throws -> String {
         var body = ""
-        try await app.test(.GET, path) { response async throws in
+        try await send(.GET, path) { response async throws in
             XCTAssertEqual(response.status, status, file: file, line: line)
             body = response.body.string
         }
@@ -73,9 +127,35 @@ class AppTestCase: XCTestCase {
         XCTAssertEqual(actual, expected, file: file, line: line)
     }
 
-    /// Reads the store directly, as the app sees it.
+    /// The library of an account (the logged-in `tester` by default).
+    func library(of username: String = "tester") throws -> ModelContainer {
+        guard let account = app.accounts.account(username: username) else { throw Abort(.notFound) }
+        return try app.libraries.store(for: account).container
+    }
+
+    /// Reads the logged-in account's library directly, as the app sees it.
     func withContext<T>(_ body: (ModelContext) throws -> T) throws -> T {
-        try body(ModelContext(app.snippetStore.container))
+        try body(ModelContext(try library()))
+    }
+}
+
+/// A browser's session: its cookie and the CSRF token its pages carry.
+struct TestSession {
+    var cookie = ""
+    var csrf = ""
+
+    var headers: HTTPHeaders {
+        var headers = HTTPHeaders()
+        if !cookie.isEmpty { headers.add(name: .cookie, value: "snippetbox-session=\(cookie)") }
+        if !csrf.isEmpty { headers.add(name: "X-CSRF-Token", value: csrf) }
+        return headers
+    }
+
+    /// The token in a page's hidden `csrf` input.
+    static func csrfToken(in html: String) -> String? {
+        guard let range = html.range(of: #"name="csrf" value=""#) else { return nil }
+        let rest = html[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
     }
 }
 

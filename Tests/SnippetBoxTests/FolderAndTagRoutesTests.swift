@@ -8,7 +8,7 @@ import XCTest
 final class FolderRoutesTests: AppTestCase {
     private func createFolder(_ name: String) async throws -> HTTPStatus {
         var status = HTTPStatus.ok
-        try await app.test(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": name], as: .urlEncodedForm) }) { response async throws in
+        try await send(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": name], as: .urlEncodedForm) }) { response async throws in
             status = response.status
         }
         return status
@@ -28,7 +28,7 @@ final class FolderRoutesTests: AppTestCase {
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 1)
 
         let id = try folderID("Work")
-        try await app.test(.POST, "/folders/\(id)", beforeRequest: { req async throws in try req.content.encode(["name": "Job"], as: .urlEncodedForm) }) { response async throws in
+        try await send(.POST, "/folders/\(id)", beforeRequest: { req async throws in try req.content.encode(["name": "Job"], as: .urlEncodedForm) }) { response async throws in
             XCTAssertEqual(response.status, .seeOther)
         }
         try await expectPage("/folders", shows: "Job")
@@ -40,7 +40,7 @@ final class FolderRoutesTests: AppTestCase {
         let confirm = try await page("/folders/\(id)/delete")
         XCTAssertTrue(confirm.contains("It holds 1 snippet"))
         XCTAssertTrue(confirm.contains("moved to Unfiled"))
-        try await app.test(.POST, "/folders/\(id)/delete", beforeRequest: { req async throws in try req.content.encode(["snippets": "move"], as: .urlEncodedForm) }) { response async throws in
+        try await send(.POST, "/folders/\(id)/delete", beforeRequest: { req async throws in try req.content.encode(["snippets": "move"], as: .urlEncodedForm) }) { response async throws in
             XCTAssertEqual(response.status, .seeOther)
         }
         try withContext { context in
@@ -51,20 +51,28 @@ final class FolderRoutesTests: AppTestCase {
         try await expectPage("/snippets?folder=unfiled", shows: "Kept")
     }
 
-    func testDeletingAFolderWithItsSnippets() async throws {
-        try await createSnippet(SnippetUpload(title: "Gone 1", newFolder: "Trash"))
-        try await createSnippet(SnippetUpload(title: "Gone 2", newFolder: "Trash"))
+    func testDeletingAFolderWithItsSnippetsPutsThemInTheTrash() async throws {
+        try await createSnippet(SnippetUpload(title: "Gone 1", newFolder: "Old"))
+        try await createSnippet(SnippetUpload(title: "Gone 2", newFolder: "Old"))
         try await createSnippet(SnippetUpload(title: "Elsewhere"))
-        let id = try folderID("Trash")
-        try await app.test(.POST, "/folders/\(id)/delete", beforeRequest: { req async throws in try req.content.encode(["snippets": "delete"], as: .urlEncodedForm) })
-        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.title) }, ["Elsewhere"])
+        let id = try folderID("Old")
+        try await send(.POST, "/folders/\(id)/delete", beforeRequest: { req async throws in
+            try req.content.encode(["snippets": "delete"], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary)).map(\.title) }, ["Elsewhere"])
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+        try await expectPage("/trash", shows: "Gone 1")
+        try await expectPage("/trash", shows: "Gone 2")
+        try await expectPage("/snippets", hides: "Gone 1")
     }
 }
 
 final class TagRoutesTests: AppTestCase {
     private func post(_ path: String, _ fields: [String: String]) async throws -> HTTPStatus {
         var status = HTTPStatus.ok
-        try await app.test(.POST, path, beforeRequest: { req async throws in try req.content.encode(fields, as: .urlEncodedForm) }) { response async throws in status = response.status }
+        try await send(.POST, path, beforeRequest: { req async throws in try req.content.encode(fields, as: .urlEncodedForm) }) { response async throws in status = response.status }
         return status
     }
 

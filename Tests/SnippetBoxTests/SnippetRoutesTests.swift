@@ -7,7 +7,7 @@ import XCTest
 
 final class SnippetRoutesTests: AppTestCase {
     func testTheRootRedirectsToTheListAndAnEmptyStoreOffersExamples() async throws {
-        try await app.test(.GET, "/") { response async throws in
+        try await send(.GET, "/") { response async throws in
             XCTAssertEqual(response.status, .seeOther)
             XCTAssertEqual(location(response), "/snippets")
         }
@@ -15,20 +15,20 @@ final class SnippetRoutesTests: AppTestCase {
         XCTAssertTrue(empty.contains("Add example snippets"))
 
         var cookie = ""
-        try await app.test(.POST, "/examples") { response async throws in
+        try await send(.POST, "/examples") { response async throws in
             XCTAssertEqual(response.status, .seeOther)
             cookie = response.headers.first(name: .setCookie)?.split(separator: ";").first.map(String.init) ?? ""
         }
         var list = ""
-        try await app.test(.GET, "/snippets", headers: ["Cookie": cookie]) { response async throws in list = response.body.string }
+        try await send(.GET, "/snippets", headers: ["Cookie": cookie]) { response async throws in list = response.body.string }
         XCTAssertTrue(list.contains("Fetch a page of models"))
         XCTAssertTrue(list.contains("Added a few example snippets."), "a flash message after the action")
         var again = ""
-        try await app.test(.GET, "/snippets", headers: ["Cookie": cookie]) { response async throws in again = response.body.string }
+        try await send(.GET, "/snippets", headers: ["Cookie": cookie]) { response async throws in again = response.body.string }
         XCTAssertFalse(again.contains("Added a few example snippets."), "shown once")
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4)
 
-        try await app.test(.POST, "/examples")
+        try await send(.POST, "/examples")
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4, "examples go only into an empty store")
     }
 
@@ -61,7 +61,7 @@ final class SnippetRoutesTests: AppTestCase {
     func testTheImageIsServedWithItsTypeCachingAndAnETag() async throws {
         let id = try await createSnippet(SnippetUpload(title: "With image", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
         var etag = ""
-        try await app.test(.GET, "/snippets/\(id)/image") { response async throws in
+        try await send(.GET, "/snippets/\(id)/image") { response async throws in
             XCTAssertEqual(response.status, .ok)
             XCTAssertEqual(response.headers.contentType?.description, "image/png")
             XCTAssertEqual(Data(buffer: response.body), tinyPNG)
@@ -69,13 +69,13 @@ final class SnippetRoutesTests: AppTestCase {
             etag = response.headers.first(name: .eTag) ?? ""
         }
         XCTAssertFalse(etag.isEmpty)
-        try await app.test(.GET, "/snippets/\(id)/image", headers: ["If-None-Match": etag]) { response async throws in
+        try await send(.GET, "/snippets/\(id)/image", headers: ["If-None-Match": etag]) { response async throws in
             XCTAssertEqual(response.status, .notModified)
         }
     }
 
     func testInvalidInputKeepsTheValuesAndSaysWhatIsWrong() async throws {
-        try await app.test(.POST, "/snippets", beforeRequest: { req async throws in
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(title: "  ", language: "cobol-2099", code: "keep me"), as: .formData)
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .unprocessableEntity)
@@ -88,7 +88,7 @@ final class SnippetRoutesTests: AppTestCase {
     }
 
     func testANonImageNamedPNGIsRefusedAndNothingIsStored() async throws {
-        try await app.test(.POST, "/snippets", beforeRequest: { req async throws in
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(
                 title: "Fake", image: File(data: ByteBuffer(string: "<html>not an image</html>"), filename: "evil.png")), as: .formData)
         }, afterResponse: { response async throws in
@@ -101,7 +101,7 @@ final class SnippetRoutesTests: AppTestCase {
     func testAnUploadOverTheLimitGetsAClearMessageAndStoresNothing() async throws {
         // Through a real server, where the body limit applies as the request streams in.
         let big = tinyPNG + Data(count: 4 * 1024 * 1024)
-        try await app.testable(method: .running(hostname: "127.0.0.1", port: 0)).test(.POST, "/snippets", beforeRequest: { req async throws in
+        try await app.testable(method: .running(hostname: "127.0.0.1", port: 0)).test(.POST, "/snippets", headers: session.headers, beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(title: "Huge", image: File(data: ByteBuffer(data: big), filename: "big.png")), as: .formData)
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .payloadTooLarge)
@@ -112,7 +112,7 @@ final class SnippetRoutesTests: AppTestCase {
 
     func testAnUploadJustOverTheImageLimitIsAFormError() async throws {
         let over = tinyPNG + Data(count: 1024 * 1024)
-        try await app.test(.POST, "/snippets", beforeRequest: { req async throws in
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(title: "Over", image: File(data: ByteBuffer(data: over), filename: "o.png")), as: .formData)
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .unprocessableEntity)
@@ -125,7 +125,7 @@ final class SnippetRoutesTests: AppTestCase {
         let edit = try await page("/snippets/\(id)/edit")
         XCTAssertTrue(edit.contains("value=\"Draft\""))
 
-        try await app.test(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+        try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(title: "Final", language: "python", code: "print(2)", removeImage: "1"), as: .formData)
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .seeOther)
@@ -137,31 +137,34 @@ final class SnippetRoutesTests: AppTestCase {
             XCTAssertNil(snippet.imageData)
         }
 
-        try await app.test(.POST, "/snippets/\(id)/favorite")
+        try await send(.POST, "/snippets/\(id)/favorite")
         XCTAssertTrue(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).isFavorite })
         try await expectPage("/snippets?favorites=1", shows: "Final")
 
-        try await app.test(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": "Archive"], as: .urlEncodedForm) })
+        try await send(.POST, "/folders", beforeRequest: { req async throws in try req.content.encode(["name": "Archive"], as: .urlEncodedForm) }, afterResponse: { _ in })
         let folderID = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString }
-        try await app.test(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in try req.content.encode(["folder": folderID], as: .urlEncodedForm) })
+        try await send(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in try req.content.encode(["folder": folderID], as: .urlEncodedForm) }, afterResponse: { _ in })
         try await expectPage("/snippets?folder=\(folderID)", shows: "Final")
         try await expectPage("/snippets?folder=unfiled", hides: "Final")
 
         try await expectPage("/snippets/\(id)/delete", shows: "Delete “Final”?")
-        try await app.test(.POST, "/snippets/\(id)/delete") { response async throws in
+        try await send(.POST, "/snippets/\(id)/delete") { response async throws in
             XCTAssertEqual(response.status, .seeOther)
         }
-        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 0)
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary)) }, 0)
         _ = try await page("/snippets/\(id)", status: .notFound)
+        try await expectPage("/snippets", shows: "Moved “Final” to the trash.")
+        try await expectPage("/snippets", hides: "Final")
+        try await expectPage("/trash", shows: "Final")
     }
 
     func testRawViewAndDownloadFollowTheLanguage() async throws {
         let id = try await createSnippet(SnippetUpload(title: "Query: users!", language: "sql", code: "SELECT * FROM users;"))
-        try await app.test(.GET, "/snippets/\(id)/raw") { response async throws in
+        try await send(.GET, "/snippets/\(id)/raw") { response async throws in
             XCTAssertEqual(response.body.string, "SELECT * FROM users;")
             XCTAssertEqual(response.headers.first(name: .contentType), "text/plain; charset=utf-8")
         }
-        try await app.test(.GET, "/snippets/\(id)/download") { response async throws in
+        try await send(.GET, "/snippets/\(id)/download") { response async throws in
             XCTAssertEqual(response.headers.first(name: .contentDisposition), "attachment; filename=\"query-users.sql\"")
             XCTAssertEqual(response.headers.first(name: .contentType), "application/sql; charset=utf-8")
         }
@@ -201,7 +204,7 @@ final class BasePathTests: AppTestCase {
     override var basePath: String { "/box" }
 
     func testEveryRouteAndLinkLivesUnderTheBasePath() async throws {
-        try await app.test(.GET, "/box") { response async throws in
+        try await send(.GET, "/box") { response async throws in
             XCTAssertEqual(location(response), "/box/snippets")
         }
         let id = try await createSnippet(SnippetUpload(title: "Behind a proxy"))

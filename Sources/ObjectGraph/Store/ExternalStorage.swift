@@ -73,6 +73,15 @@ final class ExternalStorage: @unchecked Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(Self.isValidName)
     }
 
+    /// Copies every file to `target` (created), for a backup.
+    func copyFiles(to target: URL) throws {
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        for name in fileNames() {
+            try FileManager.default.copyItem(
+                at: directory.appendingPathComponent(name), to: target.appendingPathComponent(name))
+        }
+    }
+
     /// Names are UUIDs that ObjectGraph made: anything else never reaches the file system.
     private static func isValidName(_ name: String) -> Bool {
         UUID(uuidString: name) != nil && !name.contains("/")

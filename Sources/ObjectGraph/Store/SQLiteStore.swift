@@ -43,6 +43,9 @@ final class SQLiteStore: @unchecked Sendable {
         let sqlLog = SQLLog(logger: sqlDebug ? logger : nil)
         self.sqlLog = sqlLog
         grdbConfiguration.prepareDatabase { db in
+            // Set rather than left to how SQLite was compiled (NORMAL may lose the last commits in a
+            // power cut): FULL syncs the log at every commit, so a save that returned is on disk.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
             StringFunctions.register(in: db)
             db.trace(options: .profile) { event in sqlLog.record(event) }
         }
@@ -555,19 +558,23 @@ final class SQLiteStore: @unchecked Sendable {
         guard let externalStorage else { return }
         let present = externalStorage.fileNames()
         guard !present.isEmpty else { return }
-        var referenced = Set<String>()
-        try writer.read { db in
-            for entity in schema.entities {
-                for slot in entity.layout.columnSlots where slot.isExternalStorage {
-                    let sql = "SELECT \(slot.name.quotedIdentifier) FROM \(entity.name.quotedIdentifier) "
-                        + "WHERE typeof(\(slot.name.quotedIdentifier)) = 'text'"
-                    referenced.formUnion(try String.fetchAll(db, sql: sql))
-                }
-            }
-        }
+        let referenced = try writer.read { db in try referencedExternalFileNames(in: db) }
         for name in present where !referenced.contains(name) {
             externalStorage.remove(name)
         }
+    }
+
+    /// The names of the external files that rows refer to.
+    func referencedExternalFileNames(in db: Database) throws -> Set<String> {
+        var referenced = Set<String>()
+        for entity in schema.entities {
+            for slot in entity.layout.columnSlots where slot.isExternalStorage {
+                let sql = "SELECT \(slot.name.quotedIdentifier) FROM \(entity.name.quotedIdentifier) "
+                    + "WHERE typeof(\(slot.name.quotedIdentifier)) = 'text'"
+                referenced.formUnion(try String.fetchAll(db, sql: sql))
+            }
+        }
+        return referenced
     }
 }
 

@@ -35,7 +35,7 @@ struct FolderController: RouteCollection {
             return (sidebar, FoldersPage(rows: rows, newName: newName, error: error))
         }
         return try await req.view.render("folders", PageContext(
-            title: "Folders", base: settings.basePath, flash: req.takeFlash(), sidebar: sidebar, content: page))
+            req, title: "Folders", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
     /// A folder name, checked: present, short enough, not taken by another folder.
@@ -84,7 +84,7 @@ struct FolderController: RouteCollection {
                     FolderEditPage(id: id.uuidString, name: name ?? folder.name, error: error))
         }
         return try await req.view.render("folder-edit", PageContext(
-            title: "Rename folder", base: settings.basePath, flash: nil, sidebar: sidebar, content: page))
+            req, title: "Rename folder", flash: nil, sidebar: sidebar, content: page))
     }
 
     @Sendable func rename(req: Request) async throws -> Response {
@@ -114,16 +114,16 @@ struct FolderController: RouteCollection {
         let (sidebar, page) = try await req.store.read { context in
             let folder = try Lookup.existingFolder(id, in: context)
             let folderKey = folder.persistentModelID
-            let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder?.persistentModelID == folderKey }))
+            let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder?.persistentModelID == folderKey && $0.deletedAt == nil }))
             return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
                     FolderDeletePage(id: id.uuidString, name: folder.name, count: count))
         }
         return try await req.view.render("folder-delete", PageContext(
-            title: "Delete folder “\(page.name)”?", base: settings.basePath, flash: nil, sidebar: sidebar, content: page))
+            req, title: "Delete folder “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))
     }
 
     struct DeleteInput: Content {
-        /// "move" keeps the snippets, Unfiled; "delete" deletes them with the folder.
+        /// "move" keeps the snippets, Unfiled; "delete" puts them in the trash.
         var snippets: String?
     }
 
@@ -133,22 +133,24 @@ struct FolderController: RouteCollection {
         guard mode == "move" || mode == "delete" else { throw Abort(.badRequest, reason: "Choose whether to keep or delete the snippets.") }
         let (name, count) = try await req.store.write { context -> (String, Int) in
             let folder = try Lookup.existingFolder(id, in: context)
+            // The folder's delete rule cascades: every snippet leaves it first, so that none is lost
+            // with it. Those already in the trash stay there, to be restored Unfiled.
             let snippets = folder.snippets
-            if mode == "move" {
-                for snippet in snippets {
-                    snippet.folder = nil
-                    snippet.refreshSearchKeywords()
-                }
+            let now = Date.now
+            for snippet in snippets {
+                if mode == "delete" && snippet.deletedAt == nil { snippet.deletedAt = now }
+                snippet.folder = nil
+                snippet.refreshSearchKeywords()
             }
             context.delete(folder)
-            return (folder.name, snippets.count)
+            return (folder.name, snippets.filter { $0.deletedAt == nil || $0.deletedAt == now }.count)
         }
         if count == 0 {
             req.flash("Deleted the folder “\(name)”.")
         } else if mode == "move" {
             req.flash("Deleted the folder “\(name)”; its \(count) snippet\(count == 1 ? "" : "s") moved to Unfiled.")
         } else {
-            req.flash("Deleted the folder “\(name)” and its \(count) snippet\(count == 1 ? "" : "s").")
+            req.flash("Deleted the folder “\(name)”; its \(count) snippet\(count == 1 ? " is" : "s are") in the trash.")
         }
         return req.redirect(to: "\(settings.basePath)/folders")
     }

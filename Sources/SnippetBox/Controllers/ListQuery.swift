@@ -114,9 +114,10 @@ struct ListQuery: Sendable, Equatable {
 
     // MARK: The query
 
-    /// One predicate per filter in use, combined: only the filters asked for reach SQL.
+    /// One predicate per filter in use, combined: only the filters asked for reach SQL. Snippets in
+    /// the trash are never listed.
     func predicate(folderKey: PersistentIdentifier?) -> Predicate<Snippet> {
-        var parts: [Predicate<Snippet>] = []
+        var parts: [Predicate<Snippet>] = [Snippet.inLibrary]
         if folder == "unfiled" {
             parts.append(#Predicate { $0.folder == nil })
         } else if let folderID = folderKey {

@@ -58,7 +58,7 @@ struct SnippetController: RouteCollection {
             return (try presenter.sidebar(current: query.sidebarKey), page)
         }
         return try await req.view.render("snippets", PageContext(
-            title: page.selected?.title ?? page.heading, base: settings.basePath, flash: req.takeFlash(),
+            req, title: page.selected?.title ?? page.heading, flash: req.takeFlash(),
             sidebar: sidebar, content: page))
     }
 
@@ -74,14 +74,16 @@ struct SnippetController: RouteCollection {
             let snippet = try Lookup.existingSnippet(id, in: context)
             let values = SnippetFormValues(
                 title: snippet.title, code: snippet.code, notes: snippet.notes, language: snippet.language.rawValue,
-                folder: snippet.folder?.uuid.uuidString ?? "", isFavorite: snippet.isFavorite)
+                folder: snippet.folder?.uuid.uuidString ?? "", isFavorite: snippet.isFavorite,
+                version: snippet.editVersion)
             return (values, Set(snippet.tags.map(\.uuid.uuidString)), snippet.imageContentType != nil)
         }
         return try await formPage(req, id: id, values: values, checkedTags: tags, errors: [:], hasImage: hasImage)
     }
 
     private func formPage(
-        _ req: Request, id: UUID?, values: SnippetFormValues, checkedTags: Set<String>, errors: [String: String], hasImage: Bool
+        _ req: Request, id: UUID?, values: SnippetFormValues, checkedTags: Set<String>, errors: [String: String], hasImage: Bool,
+        conflict: String? = nil
     ) async throws -> View {
         let settings = self.settings
         let (sidebar, page) = try await req.store.read { context in
@@ -93,11 +95,11 @@ struct SnippetController: RouteCollection {
                 languages: presenter.languageOptions(selected: values.language),
                 folders: try presenter.folderOptions(selected: values.folder),
                 tags: try presenter.tagOptions(checked: checkedTags),
-                hasImage: hasImage, maxUploadMB: settings.maxUploadMegabytes)
+                hasImage: hasImage, maxUploadMB: settings.maxUploadMegabytes, conflict: conflict)
             return (try presenter.sidebar(current: ""), page)
         }
         return try await req.view.render("snippet-form", PageContext(
-            title: id == nil ? "New snippet" : "Edit “\(values.title)”", base: settings.basePath, flash: req.takeFlash(),
+            req, title: id == nil ? "New snippet" : "Edit “\(values.title)”", flash: req.takeFlash(),
             sidebar: sidebar, content: page))
     }
 
@@ -129,9 +131,23 @@ struct SnippetController: RouteCollection {
                                       errors: form.errors, hasImage: hasImage)
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
-        try await req.store.write { context in
+        let conflictingVersion = try await req.store.write { context -> String? in
             let snippet = try Lookup.existingSnippet(id, in: context)
+            // A form opened on an older version would silently undo someone else's save.
+            if !form.values.version.isEmpty && form.values.version != snippet.editVersion {
+                return snippet.editVersion
+            }
             try form.apply(to: snippet, in: context)
+            return nil
+        }
+        if let currentVersion = conflictingVersion {
+            var values = form.values
+            values.version = currentVersion
+            let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
+            return try await formPage(
+                req, id: id, values: values, checkedTags: form.checkedTags, errors: [:], hasImage: hasImage,
+                conflict: "This snippet was saved elsewhere (another tab or window?) after you opened this form, so your changes were not saved. Your version is below: save again to replace the other one, or reload the latest version.")
+                .encodeResponse(status: .conflict, for: req)
         }
         req.flash("Snippet saved.")
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
@@ -144,17 +160,18 @@ struct SnippetController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.uuidString, title: snippet.title))
         }
         return try await req.view.render("snippet-delete", PageContext(
-            title: "Delete “\(page.title)”?", base: settings.basePath, flash: nil, sidebar: sidebar, content: page))
+            req, title: "Delete “\(page.title)”?", flash: nil, sidebar: sidebar, content: page))
     }
 
+    /// Moves the snippet to the trash, from where it can be restored for 30 days.
     @Sendable func delete(req: Request) async throws -> Response {
         let id = try snippetID(req)
         let title = try await req.store.write { context in
             let snippet = try Lookup.existingSnippet(id, in: context)
-            context.delete(snippet)
+            snippet.deletedAt = Date.now
             return snippet.title
         }
-        req.flash("Deleted “\(title)”.")
+        req.flash("Moved “\(title)” to the trash.")
         return req.redirect(to: "\(settings.basePath)/snippets")
     }
 

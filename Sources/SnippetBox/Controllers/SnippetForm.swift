@@ -15,6 +15,8 @@ struct SnippetFormInput: Content {
     var image: File?
     var removeImage: String?
     var isFavorite: String?
+    /// The version of the snippet the form was opened on (see `SnippetFormValues.version`).
+    var version: String?
 }
 
 /// The form's input, checked: either valid values ready to apply, or a message for each invalid field.
@@ -41,7 +43,8 @@ struct ValidatedSnippetForm: Sendable {
             folder: input.folder ?? "",
             newFolder: (input.newFolder ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
             newTags: input.newTags ?? "",
-            isFavorite: input.isFavorite != nil)
+            isFavorite: input.isFavorite != nil,
+            version: input.version ?? "")
         checkedTags = Set(input.tags ?? [])
         removeImage = input.removeImage != nil
 

@@ -41,7 +41,7 @@ struct TagController: RouteCollection {
             return (sidebar, TagsPage(rows: rows, newName: newName, newColor: newColor ?? suggested, error: error))
         }
         return try await req.view.render("tags", PageContext(
-            title: "Tags", base: settings.basePath, flash: req.takeFlash(), sidebar: sidebar, content: page))
+            req, title: "Tags", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
     /// A checked name and colour; a name another tag has, in any case, is refused.
@@ -93,7 +93,7 @@ struct TagController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"), page)
         }
         return try await req.view.render("tag-edit", PageContext(
-            title: "Edit tag", base: settings.basePath, flash: nil, sidebar: sidebar, content: page))
+            req, title: "Edit tag", flash: nil, sidebar: sidebar, content: page))
     }
 
     @Sendable func update(req: Request) async throws -> Response {
@@ -122,12 +122,12 @@ struct TagController: RouteCollection {
         let id = try tagID(req)
         let (sidebar, page) = try await req.store.read { context in
             let tag = try Lookup.existingTag(id, in: context)
-            let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.tags.contains { $0.uuid == id } }))
+            let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.deletedAt == nil && $0.tags.contains { $0.uuid == id } }))
             return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"),
                     TagDeletePage(id: id.uuidString, name: tag.name, count: count))
         }
         return try await req.view.render("tag-delete", PageContext(
-            title: "Delete tag “\(page.name)”?", base: settings.basePath, flash: nil, sidebar: sidebar, content: page))
+            req, title: "Delete tag “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))
     }
 
     @Sendable func delete(req: Request) async throws -> Response {

@@ -1,8 +1,8 @@
 import Foundation
 import ObjectGraph
 
-/// The first version of SnippetBox's models. Later versions add a `SnippetSchemaV2` and a stage in
-/// ``SnippetMigrationPlan``, so that a store of any version opens with the current app.
+/// The first version of SnippetBox's models, kept as it was so that a store of this version can be
+/// carried forward by ``SnippetMigrationPlan``. The app uses the latest version (see the type aliases).
 public enum SnippetSchemaV1: VersionedSchema {
     public static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
     public static var models: [any PersistentModel.Type] { [Snippet.self, Folder.self, Tag.self, SavedSearch.self] }
@@ -95,15 +95,4 @@ public enum SnippetSchemaV1: VersionedSchema {
             self.query = query
         }
     }
-}
-
-public typealias SavedSearch = SnippetSchemaV1.SavedSearch
-public typealias Snippet = SnippetSchemaV1.Snippet
-public typealias Folder = SnippetSchemaV1.Folder
-public typealias Tag = SnippetSchemaV1.Tag
-
-/// How a store of any earlier version reaches the current one.
-public enum SnippetMigrationPlan: SchemaMigrationPlan {
-    public static var schemas: [any VersionedSchema.Type] { [SnippetSchemaV1.self] }
-    public static var stages: [MigrationStage] { [] }
 }

@@ -61,11 +61,11 @@ struct Presenter {
     func sidebar(current: String) throws -> Sidebar {
         let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
         let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
-        let perFolder = try context.counts(of: \Snippet.folder)
-        let perTag = try context.counts(ofEach: \Snippet.tags)
+        let perFolder = try context.counts(of: \Snippet.folder, where: Snippet.inLibrary)
+        let perTag = try context.counts(ofEach: \Snippet.tags, where: Snippet.inLibrary)
         return Sidebar(
             allCount: perFolder.values.reduce(0, +),
-            favoritesCount: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.isFavorite })),
+            favoritesCount: try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.isFavorite && $0.deletedAt == nil })),
             unfiledCount: perFolder[nil] ?? 0,
             folders: folders.map { folder in
                 Sidebar.FolderLink(
@@ -107,8 +107,16 @@ struct Presenter {
 
 /// Lookups by the UUIDs that name models in URLs.
 enum Lookup {
+    /// The snippet with this id, if it is in the library (not in the trash).
     static func snippet(_ id: UUID, in context: ModelContext) throws -> Snippet? {
-        try context.fetch(FetchDescriptor(predicate: #Predicate<Snippet> { $0.uuid == id })).first
+        try context.fetch(FetchDescriptor(predicate: #Predicate<Snippet> { $0.uuid == id && $0.deletedAt == nil })).first
+    }
+
+    static func trashedSnippet(_ id: UUID, in context: ModelContext) throws -> Snippet {
+        guard let snippet = try context.fetch(FetchDescriptor(predicate: #Predicate<Snippet> { $0.uuid == id && $0.deletedAt != nil })).first else {
+            throw Abort(.notFound, reason: "There is no such snippet in the trash.")
+        }
+        return snippet
     }
 
     static func folder(_ id: UUID, in context: ModelContext) throws -> Folder? {

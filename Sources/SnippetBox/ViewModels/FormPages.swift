@@ -12,6 +12,8 @@ struct SnippetFormPage: Encodable, Sendable {
     let tags: [TagOption]
     let hasImage: Bool
     let maxUploadMB: Int
+    /// Set when this form comes back because someone else saved the snippet meanwhile.
+    var conflict: String? = nil
 }
 
 struct SnippetFormValues: Encodable, Sendable {
@@ -23,6 +25,9 @@ struct SnippetFormValues: Encodable, Sendable {
     var newFolder: String = ""
     var newTags: String = ""
     var isFavorite: Bool = false
+    /// The edited snippet's version when the form was opened: a save on an older version than the
+    /// stored one is a conflicting edit (another tab or person saved in between).
+    var version: String = ""
 }
 
 struct ConfirmDeleteSnippetPage: Encodable, Sendable {

@@ -1,6 +1,8 @@
 import Foundation
+import Vapor
 
-/// What every page's layout shows: the title, the sidebar and a flash message, around the page's own content.
+/// What every page's layout shows: the title, the sidebar, the account menu and a flash message,
+/// around the page's own content.
 struct PageContext<Content: Encodable & Sendable>: Encodable, Sendable {
     let title: String
     /// The path prefix of every link (`BASE_PATH`), empty when served at the root.
@@ -8,6 +10,40 @@ struct PageContext<Content: Encodable & Sendable>: Encodable, Sendable {
     let flash: String?
     let sidebar: Sidebar
     let content: Content
+    /// The session's anti-forgery token, put in every form that changes data.
+    let csrf: String
+    let account: AccountBadge?
+
+    init(_ req: Request, title: String, flash: String?, sidebar: Sidebar, content: Content) {
+        self.title = title
+        self.base = req.settings.basePath
+        self.flash = flash
+        self.sidebar = sidebar
+        self.content = content
+        self.csrf = req.csrfToken
+        self.account = req.account.map { AccountBadge(username: $0.username, isAdmin: $0.isAdmin) }
+    }
+}
+
+/// A page outside the library (login, first set-up): no sidebar, no account menu.
+struct PlainPageContext<Content: Encodable & Sendable>: Encodable, Sendable {
+    let title: String
+    let base: String
+    let csrf: String
+    let content: Content
+
+    init(_ req: Request, title: String, content: Content) {
+        self.title = title
+        self.base = req.settings.basePath
+        self.csrf = req.csrfToken
+        self.content = content
+    }
+}
+
+/// Who is logged in, for the top bar.
+struct AccountBadge: Encodable, Sendable {
+    let username: String
+    let isAdmin: Bool
 }
 
 /// The navigation shown on every page, with counts.

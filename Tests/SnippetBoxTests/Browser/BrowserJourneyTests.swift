@@ -20,7 +20,8 @@ class BrowserJourneyTestCase: XCTestCase {
     override func setUp() async throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-browser-\(UUID().uuidString)")
         app = try await Application.make(.testing)
-        try configure(app, settings: AppSettings(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, maxUploadMegabytes: 2))
+        try configure(app, settings: AppSettings(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, maxUploadMegabytes: 2,
+                                                passwordHashCost: 4))
         try await app.server.start(address: .hostname("127.0.0.1", port: 0))
         guard let port = app.http.server.shared.localAddress?.port else { throw WebDriver.Failure(description: "no port") }
         baseURL = "http://127.0.0.1:\(port)"
@@ -52,10 +53,22 @@ class BrowserJourneyTestCase: XCTestCase {
         XCTFail("the page does not show “\(text)”", file: file, line: line)
     }
 
+    /// The first visit asks for the administrator's account, then logs it in.
+    func createFirstAccount() async throws {
+        try await go("/snippets")
+        try await assertPage(contains: "Welcome to SnippetBox")
+        try await browser.type("ada", into: "#username")
+        try await browser.type("a long passphrase", into: "#password")
+        try await browser.type("a long passphrase", into: "#confirmation")
+        try await keep("setup")
+        try await browser.click("form button[type=submit]")
+        try await assertPage(contains: "Welcome, ada.")
+    }
+
     /// The whole journey: folders and tags, a snippet with an image, highlighting, editing, favourites,
     /// filters, and deleting a folder both ways.
     func runJourney() async throws {
-        try await go("/snippets")
+        try await createFirstAccount()
         try await assertPage(contains: "Add example snippets")
         try await keep("empty")
 
@@ -126,7 +139,7 @@ class BrowserJourneyTestCase: XCTestCase {
         try await keep("folder-delete")
         try await browser.click("input[value=delete]")
         try await browser.click("form button.danger")
-        try await assertPage(contains: "and its 1 snippet")
+        try await assertPage(contains: "its 1 snippet is in the trash")
         try await go("/folders")
         try await browser.click("a[href$='/delete']")
         try await assertPage(contains: "Delete the folder")
@@ -135,7 +148,9 @@ class BrowserJourneyTestCase: XCTestCase {
         try await assertPage(contains: "its 1 snippet moved to Unfiled")
         try await go("/snippets?folder=unfiled")
         try await assertPage(contains: "Fetch recent rows")
-        let titles = try ModelContext(app.snippetStore.container).fetch(FetchDescriptor<Snippet>()).map(\.title)
+        let account = try XCTUnwrap(app.accounts.account(username: "ada"))
+        let titles = try ModelContext(app.libraries.store(for: account).container)
+            .fetch(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary)).map(\.title)
         XCTAssertEqual(titles, ["Fetch recent rows"])
 
         // Delete the snippet, with confirmation.
@@ -143,9 +158,20 @@ class BrowserJourneyTestCase: XCTestCase {
         try await browser.click(".snippet-list a")
         try await assertPage(contains: "<article class=\"snippet\">")
         try await browser.click(".snippet .actions a.danger")
-        try await assertPage(contains: "This cannot be undone")
+        try await assertPage(contains: "restored for 30 days")
         try await browser.click("form.actions button.danger")
-        try await assertPage(contains: "Deleted “Fetch recent rows”.")
+        try await assertPage(contains: "Moved “Fetch recent rows” to the trash.")
+
+        // Restore it from the trash, then log out.
+        try await go("/trash")
+        try await assertPage(contains: "Throwaway")
+        try await keep("trash")
+        try await browser.click("form[action$='/restore'] button")
+        try await assertPage(contains: "Restored “")
+        try await browser.click("form[action$='/logout'] button")
+        try await assertPage(contains: "Log in")
+        try await go("/snippets")
+        try await assertPage(contains: "Log in")
     }
 }
 
@@ -155,6 +181,7 @@ final class BrowserJourneyWithJavaScriptTests: BrowserJourneyTestCase {
     }
 
     func testTheCopyButtonAppearsOnlyWithJavaScript() async throws {
+        try await createFirstAccount()
         try await go("/snippets/new")
         try await browser.type("Copy me", into: "#title")
         try await browser.click("form.snippet-form button[type=submit]")

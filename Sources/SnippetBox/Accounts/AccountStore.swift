@@ -1,0 +1,146 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
+import ObjectGraph
+import Vapor
+
+/// What the app needs to know about an account on every request, without a model (models stay in
+/// their context).
+public struct AccountInfo: Sendable, Equatable {
+    public let id: UUID
+    public let username: String
+    public let passwordHash: String
+    public let isAdmin: Bool
+    public let createdAt: Date
+    public let passwordChangedAt: Date
+    public let libraryFileName: String
+
+    init(_ account: Account) {
+        id = account.uuid
+        username = account.username
+        passwordHash = account.passwordHash
+        isAdmin = account.isAdmin
+        createdAt = account.createdAt
+        passwordChangedAt = account.passwordChangedAt
+        libraryFileName = account.libraryFileName
+    }
+}
+
+/// A reason an account cannot be created or changed, shown beside the form field it is about.
+public struct AccountError: Error, Equatable, CustomStringConvertible {
+    public let field: String
+    public let message: String
+    public var description: String { message }
+}
+
+/// The accounts, in `accounts.store` in the data directory, with a copy of all of them in memory:
+/// there are few, and every request looks its account up.
+public final class AccountStore: Sendable {
+    public let container: ModelContainer
+    private let threadPool: NIOThreadPool
+    private let cache: NIOLockedValueBox<[UUID: AccountInfo]>
+
+    static let usernameLimit = 40
+    /// bcrypt reads at most 72 bytes of a password.
+    static let passwordBytes = 8...72
+
+    public init(dataDirectory: URL, threadPool: NIOThreadPool) throws {
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        container = try ModelContainer(
+            for: Schema(versionedSchema: AccountSchemaV1.self), migrationPlan: AccountMigrationPlan.self,
+            configurations: ModelConfiguration(url: dataDirectory.appendingPathComponent("accounts.store")))
+        self.threadPool = threadPool
+        let accounts = try ModelContext(container).fetch(FetchDescriptor<Account>()).map(AccountInfo.init)
+        cache = NIOLockedValueBox(Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0) }))
+    }
+
+    public var isEmpty: Bool { cache.withLockedValue { $0.isEmpty } }
+
+    public func account(id: UUID) -> AccountInfo? {
+        cache.withLockedValue { $0[id] }
+    }
+
+    public func account(username: String) -> AccountInfo? {
+        let key = Self.normalize(username)
+        return cache.withLockedValue { accounts in accounts.values.first { $0.username == key } }
+    }
+
+    /// Every account, by name.
+    public var all: [AccountInfo] {
+        cache.withLockedValue { Array($0.values) }.sorted { $0.username < $1.username }
+    }
+
+    /// The lower-case, trimmed form names are compared and stored in.
+    static func normalize(_ username: String) -> String {
+        username.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// Checks a username and password as typed in a form; nil when both are acceptable.
+    static func problem(username: String?, password: String, confirmation: String?) -> AccountError? {
+        if let username {
+            let name = normalize(username)
+            if name.isEmpty { return AccountError(field: "username", message: "Choose a username.") }
+            if name.count > usernameLimit {
+                return AccountError(field: "username", message: "A username has at most \(usernameLimit) characters.")
+            }
+            if !name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.@".unicodeScalars.contains($0) }) {
+                return AccountError(field: "username", message: "Use letters, digits and - _ . @ only.")
+            }
+        }
+        if !passwordBytes.contains(password.utf8.count) {
+            return AccountError(field: "password", message: "A password has 8 to 72 bytes (bcrypt reads no more).")
+        }
+        if let confirmation, confirmation != password {
+            return AccountError(field: "confirmation", message: "The two passwords differ.")
+        }
+        return nil
+    }
+
+    /// Adds an account with a password already hashed. The first account gets the library at
+    /// `snippetbox.store`, which is where a store made before accounts existed lives, so that its
+    /// snippets become the first account's; later accounts get a library file of their own.
+    public func create(username: String, passwordHash: String, isAdmin: Bool) async throws -> AccountInfo {
+        let name = Self.normalize(username)
+        let info = try await threadPool.runIfActive { [container] () throws -> AccountInfo in
+            let context = ModelContext(container)
+            let existing = try context.fetch(FetchDescriptor<Account>())
+            if existing.contains(where: { $0.username == name }) {
+                throw AccountError(field: "username", message: "There is already an account named “\(name)”.")
+            }
+            let id = UUID()
+            let file = existing.isEmpty ? AppSettings.firstLibraryFileName : "libraries/\(id.uuidString).store"
+            let account = Account(username: name, passwordHash: passwordHash, isAdmin: isAdmin, libraryFileName: file)
+            account.uuid = id
+            context.insert(account)
+            try context.save()
+            return AccountInfo(account)
+        }
+        cache.withLockedValue { $0[info.id] = info }
+        return info
+    }
+
+    public func changePasswordHash(of id: UUID, to passwordHash: String) async throws {
+        let info = try await threadPool.runIfActive { [container] () throws -> AccountInfo? in
+            let context = ModelContext(container)
+            guard let account = try context.fetch(FetchDescriptor(predicate: #Predicate<Account> { $0.uuid == id })).first else {
+                return nil
+            }
+            account.passwordHash = passwordHash
+            // Whole seconds: sessions record their login time in seconds.
+            account.passwordChangedAt = Date(timeIntervalSince1970: Date.now.timeIntervalSince1970.rounded(.up))
+            try context.save()
+            return AccountInfo(account)
+        }
+        if let info { cache.withLockedValue { $0[id] = info } }
+    }
+
+    /// Removes an account (not its library's files: the caller moves those aside).
+    public func remove(_ id: UUID) async throws {
+        try await threadPool.runIfActive { [container] in
+            let context = ModelContext(container)
+            try context.delete(model: Account.self, where: #Predicate { $0.uuid == id })
+            try context.save()
+        }
+        _ = cache.withLockedValue { $0.removeValue(forKey: id) }
+    }
+}

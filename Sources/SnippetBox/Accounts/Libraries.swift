@@ -1,0 +1,52 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
+import ObjectGraph
+
+/// The open library stores, one per account, opened on first use and kept open.
+public final class Libraries: Sendable {
+    private let dataDirectory: URL
+    private let threadPool: NIOThreadPool
+    private let open: NIOLockedValueBox<[UUID: SnippetStore]>
+
+    public init(dataDirectory: URL, threadPool: NIOThreadPool) {
+        self.dataDirectory = dataDirectory
+        self.threadPool = threadPool
+        open = NIOLockedValueBox([:])
+    }
+
+    /// The file of an account's library. Its name comes from the accounts store, never from a request.
+    public func url(of account: AccountInfo) -> URL {
+        dataDirectory.appendingPathComponent(account.libraryFileName)
+    }
+
+    /// The account's library, opened (and migrated, the first time) if it is not open yet.
+    public func store(for account: AccountInfo) throws -> SnippetStore {
+        try open.withLockedValue { stores in
+            if let store = stores[account.id] { return store }
+            let store = try SnippetStore(url: url(of: account), threadPool: threadPool)
+            stores[account.id] = store
+            return store
+        }
+    }
+
+    /// Closes the account's library and moves its files into `removed/` in the data directory,
+    /// where an administrator can still recover them.
+    public func retire(_ account: AccountInfo) throws {
+        _ = open.withLockedValue { $0.removeValue(forKey: account.id) }
+        let source = url(of: account)
+        let target = dataDirectory.appendingPathComponent("removed", isDirectory: true)
+            .appendingPathComponent("\(account.username)-\(Int(Date.now.timeIntervalSince1970))", isDirectory: true)
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let folder = source.deletingLastPathComponent()
+        let prefix = source.lastPathComponent
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
+            try FileManager.default.moveItem(at: folder.appendingPathComponent(name), to: target.appendingPathComponent(name))
+        }
+    }
+
+    /// Every library file in the data directory, whether its account's store is open or not.
+    public func allStoreURLs(of accounts: [AccountInfo]) -> [URL] {
+        accounts.map(url(of:))
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import NIOPosix
+import ObjectGraph
+
+/// Commands run on the data directory while the server is stopped (or beside it: both are safe).
+public enum Maintenance {
+    /// Checks the accounts store and every library: SQLite's integrity check, and that every image
+    /// file a row names exists and every file is named by a row. Returns whether all is well.
+    public static func check(_ settings: AppSettings, report: (String) -> Void) throws -> Bool {
+        let accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: .singleton)
+        var healthy = true
+        func run(_ name: String, _ container: ModelContainer) throws {
+            let result = try container.checkIntegrity()
+            healthy = healthy && result.isOK
+            report("\(name): \(result.isOK ? "ok" : "PROBLEMS")")
+            if !result.isOK { report(result.description) }
+        }
+        try run("accounts.store", accounts.container)
+        var libraries = accounts.all.map { ($0.libraryFileName, settings.dataDirectory.appendingPathComponent($0.libraryFileName)) }
+        if libraries.isEmpty && FileManager.default.fileExists(atPath: settings.storeURL.path) {
+            libraries.append((AppSettings.firstLibraryFileName, settings.storeURL))
+        }
+        for (name, url) in libraries where FileManager.default.fileExists(atPath: url.path) {
+            try run(name, try SnippetStore.openContainer(at: url))
+        }
+        return healthy
+    }
+}

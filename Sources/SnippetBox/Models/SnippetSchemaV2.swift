@@ -1,0 +1,126 @@
+import Foundation
+import ObjectGraph
+
+/// The second version of SnippetBox's models: a snippet can be in the trash (`deletedAt`).
+/// A lightweight stage carries a version 1 store forward (one optional attribute added).
+public enum SnippetSchemaV2: VersionedSchema {
+    public static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    public static var models: [any PersistentModel.Type] { [Snippet.self, Folder.self, Tag.self, SavedSearch.self] }
+
+    /// A piece of code worth keeping, with notes, a language, tags and an optional screenshot.
+    @Model public final class Snippet {
+        @Attribute(.unique) public var uuid: UUID = UUID()
+        @Attribute(.spotlight) public var title: String = ""
+        @Attribute(.spotlight) public var code: String = ""
+        /// Markdown, rendered on the server and sanitized.
+        @Attribute(.spotlight) public var notes: String = ""
+        /// The names of the snippet's tags and folder, so that a search finds them too. Kept up to date
+        /// by ``refreshSearchKeywords()`` whenever they change.
+        @Attribute(.spotlight) public var searchKeywords: String = ""
+        public var language: CodingLanguage = CodingLanguage.plaintext
+        public var isFavorite: Bool = false
+        public var createdAt: Date = Date.now
+        public var updatedAt: Date = Date.now
+        @Attribute(.externalStorage) public var imageData: Data?
+        /// The image's MIME type, checked from its bytes when uploaded.
+        public var imageContentType: String?
+        public var folder: Folder?
+        @Relationship(inverse: \Tag.snippets) public var tags: [Tag] = []
+        /// When the snippet went to the trash; nil while it is in the library. Trashed snippets are
+        /// purged 30 days later.
+        public var deletedAt: Date?
+
+        public init(title: String, code: String = "", notes: String = "", language: CodingLanguage = .plaintext) {
+            self.title = title
+            self.code = code
+            self.notes = notes
+            self.language = language
+        }
+
+        /// Copies the current tag and folder names into ``searchKeywords``.
+        public func refreshSearchKeywords() {
+            let words = tags.map(\.name).sorted() + [folder?.name].compactMap { $0 }
+            let keywords = words.joined(separator: " ")
+            if keywords != searchKeywords { searchKeywords = keywords }
+        }
+    }
+
+    /// A folder holds many snippets; deleting it deletes them, unless they are moved out first.
+    @Model public final class Folder {
+        /// Names the folder in URLs.
+        @Attribute(.unique) public var uuid: UUID = UUID()
+        public var name: String
+        public var createdAt: Date = Date.now
+        @Relationship(deleteRule: .cascade, inverse: \Snippet.folder) public var snippets: [Snippet] = []
+
+        public init(name: String) {
+            self.name = name
+        }
+    }
+
+    /// A coloured label; a snippet has many, a tag many snippets. Names are unique without regard to case.
+    @Model public final class Tag {
+        /// Names the tag in URLs.
+        @Attribute(.unique) public var uuid: UUID = UUID()
+        /// The name in lower case, which carries the uniqueness: "Swift" and "swift" are one tag.
+        @Attribute(.unique) public private(set) var normalizedName: String
+        public private(set) var name: String
+        public var color: ColorData
+        public var snippets: [Snippet] = []
+
+        public init(name: String, color: ColorData) {
+            self.name = name
+            self.normalizedName = Tag.normalize(name)
+            self.color = color
+        }
+
+        /// Changes the name and the key its uniqueness is checked on together.
+        public func rename(to newName: String) {
+            name = newName
+            normalizedName = Tag.normalize(newName)
+        }
+
+        public static func normalize(_ name: String) -> String {
+            name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        }
+    }
+
+    /// A named search: the query string of the list page, shown in the sidebar.
+    @Model public final class SavedSearch {
+        @Attribute(.unique) public var uuid: UUID = UUID()
+        public var name: String
+        /// The list page's query string, without the leading "?".
+        public var query: String
+        public var createdAt: Date = Date.now
+
+        public init(name: String, query: String) {
+            self.name = name
+            self.query = query
+        }
+    }
+}
+
+public typealias SavedSearch = SnippetSchemaV2.SavedSearch
+public typealias Snippet = SnippetSchemaV2.Snippet
+public typealias Folder = SnippetSchemaV2.Folder
+public typealias Tag = SnippetSchemaV2.Tag
+
+extension SnippetSchemaV2.Snippet {
+    /// Snippets in the library, not in the trash.
+    public static var inLibrary: Predicate<Snippet> { #Predicate { $0.deletedAt == nil } }
+
+    /// Identifies the saved state an edit form was opened on: the time of the last save, to the
+    /// full precision it is stored with.
+    var editVersion: String { String(updatedAt.timeIntervalSince1970) }
+
+    /// How long the trash keeps a snippet.
+    public static let trashRetention: TimeInterval = 30 * 86_400
+}
+
+/// How a store of any earlier version reaches the current one.
+public enum SnippetMigrationPlan: SchemaMigrationPlan {
+    public static var schemas: [any VersionedSchema.Type] { [SnippetSchemaV1.self, SnippetSchemaV2.self] }
+    public static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: SnippetSchemaV1.self, toVersion: SnippetSchemaV2.self)]
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Vapor
+
+/// Who is logged in: the session holds the account's id and when it logged in; the account itself
+/// comes from `AccountStore`'s memory copy.
+extension Request {
+    private struct AccountKey: StorageKey {
+        typealias Value = AccountInfo
+    }
+
+    /// The logged-in account, set by `RequireAccountMiddleware` (nil on public routes).
+    var account: AccountInfo? {
+        get { storage[AccountKey.self] }
+        set { storage[AccountKey.self] = newValue }
+    }
+
+    /// The account the session belongs to, if it is still valid: the account exists and its
+    /// password has not changed since the session logged in.
+    func sessionAccount() -> AccountInfo? {
+        guard let idText = session.data["account"], let id = UUID(uuidString: idText),
+              let loggedInAt = session.data["loggedInAt"].flatMap(Double.init),
+              let account = application.accounts.account(id: id),
+              loggedInAt >= account.passwordChangedAt.timeIntervalSince1970 else { return nil }
+        return account
+    }
+
+    /// Starts a new session for the account (a new id, so that a session id planted before login is
+    /// worth nothing afterwards).
+    func logIn(_ account: AccountInfo) async throws {
+        if let old = session.id {
+            try await application.sessions.driver.deleteSession(old, for: self).get()
+            session.id = nil
+        }
+        session.data["csrf"] = nil
+        session.data["account"] = account.id.uuidString
+        session.data["loggedInAt"] = String(Date.now.timeIntervalSince1970.rounded(.up))
+        self.account = account
+    }
+
+    func logOut() {
+        session.destroy()
+        account = nil
+    }
+}
+
+/// Lets only logged-in people through. Before the first account exists every page leads to the
+/// set-up page; afterwards an anonymous GET is sent to the login page (and comes back after), and
+/// an anonymous POST is refused.
+struct RequireAccountMiddleware: AsyncMiddleware {
+    let basePath: String
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if let account = request.sessionAccount() {
+            request.account = account
+            return try await next.respond(to: request)
+        }
+        if request.application.accounts.isEmpty {
+            return request.redirect(to: "\(basePath)/setup")
+        }
+        guard request.method == .GET || request.method == .HEAD else {
+            throw Abort(.unauthorized, reason: "Log in first; nothing was changed.")
+        }
+        let next = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
+        return request.redirect(to: "\(basePath)/login?next=\(next.urlQueryEscaped)")
+    }
+}
+
+/// Pages only an administrator sees.
+struct RequireAdminMiddleware: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard request.account?.isAdmin == true else {
+            throw Abort(.forbidden, reason: "Only an administrator can do that.")
+        }
+        return try await next.respond(to: request)
+    }
+}
