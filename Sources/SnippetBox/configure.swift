@@ -28,7 +28,7 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
     app.middleware.use(ErrorPageMiddleware(basePath: settings.basePath))
-    app.middleware.use(app.sessions.middleware)
+    app.middleware.use(URLLengthLimitMiddleware())
 
     app.accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: app.threadPool)
     app.libraries = Libraries(dataDirectory: settings.dataDirectory, threadPool: app.threadPool)

@@ -12,10 +12,14 @@ func routes(_ app: Application, settings: AppSettings) throws {
     root.get("static", "**", use: StaticFiles(publicDirectory: app.directory.publicDirectory).serve)
 
     let accounts = AccountController(settings: settings)
-    let checked = root.grouped(CSRFMiddleware())
+    // Sessions on pages only: a stylesheet fetched beside a page must not write back a stale copy of
+    // the session the page is changing.
+    let forms = TextInputMiddleware(maxMultipartBytes: SnippetController.uploadLimit(settings).value)
+    let checked = root.grouped(app.sessions.middleware, forms, CSRFMiddleware())
     accounts.bootPublic(routes: checked)
 
-    let library = root.grouped(RequireAccountMiddleware(basePath: settings.basePath), CSRFMiddleware())
+    let library = root.grouped(
+        app.sessions.middleware, RequireAccountMiddleware(basePath: settings.basePath), forms, CSRFMiddleware())
     library.get { req in req.redirect(to: "\(settings.basePath)/snippets") }
     library.post("examples") { req async throws -> Response in
         try await req.store.write { context in

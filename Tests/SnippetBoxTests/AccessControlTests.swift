@@ -100,6 +100,19 @@ final class AccessControlTests: AppTestCase {
         XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Folder>()).map(\.name) }, ["From a form"])
     }
 
+    func testTheTokenIsFoundInABigFormThatArrivesInPieces() async throws {
+        // Through a real server, a large body streams in; the token is read from the whole of it.
+        struct BigForm: Content { var csrf: String; var title: String; var padding: String; var language = "swift" }
+        let noHeader = TestSession(cookie: session.cookie, csrf: "")
+        try await app.testable(method: .running(hostname: "127.0.0.1", port: 0)).test(.POST, "/snippets", headers: noHeader.headers, beforeRequest: { req async throws in
+            try req.content.encode(BigForm(csrf: self.session.csrf, title: "Big", padding: String(repeating: "let x = 1\n", count: 50_000)), as: .formData)
+        }, afterResponse: { response async throws in
+            // The test client follows the redirect to the new snippet.
+            XCTAssertEqual(response.status, .ok, response.body.string)
+        })
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.title) }, ["Big"])
+    }
+
     func testAccountsCannotReachEachOthersDataByGuessingIds() async throws {
         let snippetID = try await createSnippet(SnippetUpload(title: "Tester's secret", newFolder: "Private", newTags: "mine",
                                                               code: "password = 1", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))

@@ -45,6 +45,9 @@ struct FolderController: RouteCollection {
         if name.count > ValidatedSnippetForm.maxNameLength {
             return .failure(NameError(message: "Keep folder names under \(ValidatedSnippetForm.maxNameLength) characters."))
         }
+        if ValidatedSnippetForm.hasControlCharacters(name) {
+            return .failure(NameError(message: ValidatedSnippetForm.controlCharacterMessage))
+        }
         let lowered = name.lowercased()
         let clash = try context.fetch(FetchDescriptor<Folder>()).contains { $0.name.lowercased() == lowered && $0.uuid != excluding }
         if clash { return .failure(NameError(message: "There is already a folder named “\(name)”.")) }

@@ -24,7 +24,7 @@ struct SavedSearchController: RouteCollection {
         var given = input.query ?? ""
         if given.hasPrefix("?") { given.removeFirst() }
         let query = given
-        guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength else {
+        guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
             req.flash("Give the search a name (up to \(ValidatedSnippetForm.maxNameLength) characters) to save it.")
             return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
         }

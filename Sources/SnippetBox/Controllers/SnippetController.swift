@@ -8,7 +8,7 @@ struct SnippetController: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let snippets = routes.grouped("snippets")
-        let uploadLimit = ByteCount(value: settings.maxUploadBytes + 2 * 1024 * 1024)
+        let uploadLimit = Self.uploadLimit(settings)
         snippets.get(use: list)
         snippets.get("new", use: newForm)
         snippets.on(.POST, body: .collect(maxSize: uploadLimit), use: create)
@@ -24,6 +24,11 @@ struct SnippetController: RouteCollection {
             snippet.get("download", use: download)
             snippet.get("image", use: image)
         }
+    }
+
+    /// The largest snippet form: the image limit, plus room for the code and notes.
+    static func uploadLimit(_ settings: AppSettings) -> ByteCount {
+        ByteCount(value: settings.maxUploadBytes + 2 * 1024 * 1024)
     }
 
     // MARK: Pages

@@ -63,11 +63,15 @@ struct ValidatedSnippetForm: Sendable {
         }
         if values.newFolder.count > Self.maxNameLength {
             errors["newFolder"] = "Keep folder names under \(Self.maxNameLength) characters."
+        } else if Self.hasControlCharacters(values.newFolder) {
+            errors["newFolder"] = Self.controlCharacterMessage
         }
         newTagNames = values.newTags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
         if let long = newTagNames.first(where: { $0.count > Self.maxNameLength }) {
             errors["newTags"] = "Tag names must be under \(Self.maxNameLength) characters (“\(long.prefix(20))…” is not)."
+        } else if newTagNames.contains(where: Self.hasControlCharacters) {
+            errors["newTags"] = Self.controlCharacterMessage
         }
         if values.code.count > Self.maxCodeCharacters {
             errors["code"] = "The code is longer than \(Self.maxCodeCharacters) characters."
@@ -91,6 +95,13 @@ struct ValidatedSnippetForm: Sendable {
     }
 
     var isValid: Bool { errors.isEmpty }
+
+    static let controlCharacterMessage = "Names cannot contain control characters such as NUL or line breaks."
+
+    /// Names are one line of text: no NUL, no line breaks, no other control characters.
+    static func hasControlCharacters(_ name: String) -> Bool {
+        name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
 
     /// Writes the form's values into a snippet, creating the new folder and tags it names.
     func apply(to snippet: Snippet, in context: ModelContext) throws {

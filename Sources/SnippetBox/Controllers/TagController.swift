@@ -52,6 +52,7 @@ struct TagController: RouteCollection {
             return .failure(Problem(message: "Keep tag names under \(ValidatedSnippetForm.maxNameLength) characters."))
         }
         if name.contains(",") { return .failure(Problem(message: "Tag names cannot contain commas.")) }
+        if ValidatedSnippetForm.hasControlCharacters(name) { return .failure(Problem(message: ValidatedSnippetForm.controlCharacterMessage)) }
         guard let color = ColorData(hex: input.color ?? "") else {
             return .failure(Problem(message: "Pick a colour."))
         }

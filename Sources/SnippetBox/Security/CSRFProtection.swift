@@ -25,7 +25,7 @@ struct CSRFMiddleware: AsyncMiddleware {
         }
         // Read before the session can make one: a session without a token has no valid form.
         let expected = request.hasSession ? request.session.data["csrf"] : nil
-        let sent = request.headers.first(name: "X-CSRF-Token") ?? (try? request.content.get(String.self, at: "csrf"))
+        let sent = request.headers.first(name: "X-CSRF-Token") ?? request.submittedCSRFToken
         guard let expected, let sent, Self.constantTimeEqual(Array(expected.utf8), Array(sent.utf8)) else {
             throw Abort(.forbidden, reason: "This form has expired or did not come from SnippetBox, so nothing was changed. Reload the page and try again.")
         }

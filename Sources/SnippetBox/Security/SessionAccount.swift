@@ -32,6 +32,8 @@ extension Request {
             session.id = nil
         }
         session.data["csrf"] = nil
+        // Made now, once for the whole session: requests in flight side by side then all agree on it.
+        _ = csrfToken
         session.data["account"] = account.id.uuidString
         session.data["loggedInAt"] = String(Date.now.timeIntervalSince1970.rounded(.up))
         self.account = account

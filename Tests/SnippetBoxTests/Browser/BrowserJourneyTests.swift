@@ -50,7 +50,8 @@ class BrowserJourneyTestCase: XCTestCase {
             if try await browser.pageSource.contains(text) { return }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
-        XCTFail("the page does not show “\(text)”", file: file, line: line)
+        let shown = (try? await browser.text(of: "main")) ?? ""
+        XCTFail("the page does not show “\(text)”; it shows: \(shown.prefix(400))", file: file, line: line)
     }
 
     /// The first visit asks for the administrator's account, then logs it in.

@@ -1,0 +1,291 @@
+import Foundation
+import NIOCore
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+
+/// Hostile and malformed input, limits, the trash, and edits that conflict.
+final class BadInputAndTrashTests: AppTestCase {
+    private func snippetCount() throws -> Int {
+        try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }
+    }
+
+    /// A multipart body written by hand, so that it can hold bytes a well-behaved client never sends.
+    private func multipart(_ fields: [(String, [UInt8])], boundary: String = "XyZboundary") -> (HTTPHeaders, ByteBuffer) {
+        var bytes: [UInt8] = []
+        for (name, value) in fields {
+            bytes += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n".utf8) + value + Array("\r\n".utf8)
+        }
+        bytes += Array("--\(boundary)--\r\n".utf8)
+        var headers = HTTPHeaders()
+        headers.add(name: .contentType, value: "multipart/form-data; boundary=\(boundary)")
+        return (headers, ByteBuffer(bytes: bytes))
+    }
+
+    func testInvalidUTF8IsRefusedWithAMessageAndStoresNothing() async throws {
+        let (headers, body) = multipart([("title", Array("ok".utf8)), ("code", [0x66, 0xFF, 0xFE, 0x6F]), ("language", Array("swift".utf8))])
+        try await send(.POST, "/snippets", headers: headers, beforeRequest: { req async throws in
+            req.body = body
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status.code / 100, 4, response.body.string)
+            XCTAssertTrue(response.body.string.contains("UTF-8"), response.body.string)
+        })
+        try await send(.POST, "/folders", headers: ["Content-Type": "application/x-www-form-urlencoded"], beforeRequest: { req async throws in
+            req.body = ByteBuffer(string: "name=%FF%FEbad")
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status.code / 100, 4, response.body.string)
+        })
+        XCTAssertEqual(try snippetCount(), 0)
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+    }
+
+    func testNULBytesAreAFormErrorAndStoreNothing() async throws {
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Nul\u{0}title", code: "a\u{0}b"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+            XCTAssertTrue(response.body.string.contains("NUL character"))
+        })
+        for (path, field) in [("/folders", "name"), ("/tags", "name")] {
+            try await send(.POST, path, beforeRequest: { req async throws in
+                try req.content.encode([field: "bad\u{0}name", "color": "#336699"], as: .urlEncodedForm)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status.code / 100, 4, path)
+            })
+        }
+        XCTAssertEqual(try snippetCount(), 0)
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) + $0.fetchCount(FetchDescriptor<Tag>()) }, 0)
+    }
+
+    func testMalformedMultipartBodiesAreBadRequests() async throws {
+        let bodies = [
+            "--XyZboundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nno end",
+            "garbage without any boundary",
+            "--XyZboundary\r\nno headers at all\r\n--XyZboundary--",
+        ]
+        for text in bodies {
+            try await send(.POST, "/snippets", headers: ["Content-Type": "multipart/form-data; boundary=XyZboundary"], beforeRequest: { req async throws in
+                req.body = ByteBuffer(string: text)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status.code / 100, 4, "\(text): \(response.body.string)")
+                XCTAssertFalse(response.body.string.isEmpty)
+            })
+        }
+        try await send(.POST, "/snippets", headers: ["Content-Type": "multipart/form-data"], beforeRequest: { req async throws in
+            req.body = ByteBuffer(string: "no boundary in the header")
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status.code / 100, 4)
+        })
+        XCTAssertEqual(try snippetCount(), 0)
+    }
+
+    func testFieldLengthsAreFormErrors() async throws {
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: String(repeating: "t", count: 201), newFolder: String(repeating: "f", count: 101),
+                                                 newTags: String(repeating: "g", count: 101)), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+            let body = response.body.string
+            XCTAssertTrue(body.contains("Keep the title under 200 characters."))
+            XCTAssertTrue(body.contains("Keep folder names under 100 characters."))
+            XCTAssertTrue(body.contains("Tag names must be under 100 characters"))
+        })
+        try await send(.POST, "/folders", beforeRequest: { req async throws in
+            try req.content.encode(["name": String(repeating: "f", count: 101)], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+        })
+        try await send(.POST, "/tags", beforeRequest: { req async throws in
+            try req.content.encode(["name": String(repeating: "g", count: 101), "color": "#336699"], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+        })
+        XCTAssertEqual(try snippetCount(), 0)
+    }
+
+    func testHugeQueryStringsAndBodiesGetAMessageNotAnError() async throws {
+        // Through a real server: the limits apply as the request arrives.
+        let server = try app.testable(method: .running(hostname: "127.0.0.1", port: 0))
+        let longQuery = String(repeating: "q=word&", count: 5_000)
+        try await server.test(.GET, "/snippets?\(longQuery)", headers: session.headers) { response async throws in
+            XCTAssertEqual(response.status, .uriTooLong)
+            XCTAssertTrue(response.body.string.contains("longer than 8 KB"))
+        }
+        try await server.test(.GET, "/snippets?\(longQuery)", headers: TestSession().headers) { response async throws in
+            XCTAssertEqual(response.status, .uriTooLong, "refused before the login redirect copies it into a header")
+        }
+        let manyTags = (0..<150).map { _ in "tag=\(UUID().uuidString)" }.joined(separator: "&")
+        try await server.test(.GET, "/snippets?\(manyTags)&tagMode=all&q=\(String(repeating: "x", count: 1_000))", headers: session.headers) { response async throws in
+            XCTAssertEqual(response.status, .ok)
+        }
+        let bigForm = "name=" + String(repeating: "n", count: 2 * 1024 * 1024)
+        try await server.test(.POST, "/folders", headers: session.headers.adding("Content-Type", "application/x-www-form-urlencoded"), beforeRequest: { req async throws in
+            req.body = ByteBuffer(string: bigForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .payloadTooLarge)
+            XCTAssertTrue(response.body.string.contains("too large"))
+        })
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+    }
+
+    func testARequestHeadBeyondTheParsersLimitLeavesTheServerServing() async throws {
+        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+        let port = try XCTUnwrap(app.http.server.shared.localAddress?.port)
+        let base = "http://127.0.0.1:\(port)"
+        let cookie = HTTPHeaders([("Cookie", "snippetbox-session=\(session.cookie)")])
+        // SwiftNIO's parser closes the connection: no answer, and nothing reached the app.
+        let huge = try? await app.client.get(URI(string: base + "/snippets?" + String(repeating: "q=word&", count: 20_000)), headers: cookie)
+        XCTAssertLessThan(huge?.status.code ?? 0, 500)
+        let after = try await app.client.get(URI(string: base + "/snippets"), headers: cookie)
+        XCTAssertEqual(after.status, .ok)
+        await app.server.shutdown()
+    }
+
+    func testIdentifiersCannotReachOutsideTheLibrary() async throws {
+        for path in ["/snippets/..%2F..%2Faccounts.store/image", "/snippets/%2e%2e/raw", "/static/..%2F..%2FPackage.swift",
+                     "/static/%2e%2e/%2e%2e/Package.swift", "/static/css/..%5C..%5CPackage.swift", "/folders/..%2Fremoved/edit"] {
+            try await send(.GET, path) { response async throws in
+                XCTAssertEqual(response.status, .notFound, path)
+                XCTAssertFalse(response.body.string.contains("swift-tools-version"), path)
+            }
+        }
+    }
+
+    func testHostileTextIsEscapedOnEveryPage() async throws {
+        let attack = "<script>alert(1)</script>"
+        let id = try await createSnippet(SnippetUpload(title: attack, newFolder: attack, newTags: attack, code: attack, notes: attack))
+        let binned = try await createSnippet(SnippetUpload(title: "\(attack) binned"))
+        try await send(.POST, "/snippets/\(binned)/delete")
+        try await send(.POST, "/searches", beforeRequest: { req async throws in
+            try req.content.encode(["name": attack, "query": "q=\(attack.urlQueryEscaped)"], as: .urlEncodedForm)
+        }, afterResponse: { _ in })
+        let folderID = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString }
+        let tagID = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Tag>()).first).uuid.uuidString }
+        let pages = ["/snippets", "/snippets/\(id)", "/snippets/\(id)/edit", "/snippets/\(id)/delete", "/folders", "/tags",
+                     "/folders/\(folderID)/edit", "/folders/\(folderID)/delete", "/tags/\(tagID)/edit", "/tags/\(tagID)/delete",
+                     "/trash", "/account", "/users", "/snippets?q=\(attack.urlQueryEscaped)", "/snippets?folder=\(folderID)",
+                     "/snippets?tag=\(tagID)"]
+        for path in pages {
+            let body = try await page(path)
+            XCTAssertFalse(body.contains("<script>alert"), "unescaped script on \(path)")
+        }
+        var anonymous = TestSession()
+        try await send(.GET, "/login?next=\(("/\"><script>alert(1)</script>").urlQueryEscaped)", as: anonymous) { response async throws in
+            XCTAssertEqual(response.status, .ok)
+            XCTAssertFalse(response.body.string.contains("<script>alert"))
+            anonymous.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
+            anonymous.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+        }
+        try await send(.POST, "/login", as: anonymous, beforeRequest: { req async throws in
+            try req.content.encode(["username": attack, "password": "whatever!"], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertFalse(response.body.string.contains("<script>alert"))
+        })
+    }
+
+    func testAConflictingEditIsRefusedWithAWayToReload() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Shared", code: "v1"))
+        let form = try await page("/snippets/\(id)/edit")
+        let marker = #"name="version" value=""#
+        let version = try XCTUnwrap(form.components(separatedBy: marker).dropFirst().first?.split(separator: "\"").first.map(String.init))
+
+        // The first tab saves; the second, opened on the same version, must not silently undo it.
+        struct Edit: Content { var title: String; var code: String; var version: String; var language = "swift" }
+        try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+            try req.content.encode(Edit(title: "Shared", code: "first tab", version: version), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        var newerVersion = ""
+        try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+            try req.content.encode(Edit(title: "Shared", code: "second tab", version: version), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .conflict)
+            let body = response.body.string
+            XCTAssertTrue(body.contains("was saved elsewhere"))
+            XCTAssertTrue(body.contains("Reload the latest version"))
+            XCTAssertTrue(body.contains("second tab"), "the second tab's text is kept in the form")
+            newerVersion = body.components(separatedBy: marker).dropFirst().first?.split(separator: "\"").first.map(String.init) ?? ""
+        })
+        XCTAssertEqual(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).code }, "first tab")
+        // Saving again from the returned form is a deliberate choice, and goes through.
+        XCTAssertNotEqual(newerVersion, version)
+        try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+            try req.content.encode(Edit(title: "Shared", code: "second tab", version: newerVersion), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        XCTAssertEqual(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).code }, "second tab")
+    }
+
+    func testTheTrashRestoresDeletesForGoodAndPurgesAfterThirtyDays() async throws {
+        let kept = try await createSnippet(SnippetUpload(title: "Keep me", newFolder: "Box", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
+        let gone = try await createSnippet(SnippetUpload(title: "Gone for good"))
+        let old = try await createSnippet(SnippetUpload(title: "Old rubbish"))
+        for id in [kept, gone, old] { try await send(.POST, "/snippets/\(id)/delete") }
+        try await expectPage("/trash", shows: "Keep me")
+        _ = try await page("/snippets/\(kept)/image", status: .notFound)
+
+        try await send(.POST, "/trash/\(kept)/restore") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        }
+        try await expectPage("/snippets/\(kept)", shows: "Keep me")
+        try await expectPage("/snippets?folder=\(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString })", shows: "Keep me")
+        _ = try await page("/snippets/\(kept)/image")
+
+        try await send(.POST, "/trash/\(gone)/delete")
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)])).map(\.title) }, ["Keep me", "Old rubbish"])
+        try await send(.POST, "/trash/\(kept)/delete") { response async throws in
+            XCTAssertEqual(response.status, .notFound, "only what is in the trash can be deleted for good")
+        }
+
+        // Thirty days later the trash empties itself.
+        try withContext { context in
+            try TrashController.purgeExpired(in: context, now: Date.now.addingTimeInterval(29 * 86_400))
+            try context.save()
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Snippet>()), 2)
+            try TrashController.purgeExpired(in: context, now: Date.now.addingTimeInterval(31 * 86_400))
+            try context.save()
+            XCTAssertEqual(try context.fetch(FetchDescriptor<Snippet>()).map(\.title), ["Keep me"])
+        }
+        let again = try await createSnippet(SnippetUpload(title: "Emptied"))
+        try await send(.POST, "/snippets/\(again)/delete")
+        try await send(.POST, "/trash/empty")
+        try await expectPage("/trash", shows: "The trash is empty.")
+        XCTAssertEqual(try snippetCount(), 1)
+    }
+
+    func testAVersionOneStoreOpensWithItsSnippetsForTheFirstAccount() async throws {
+        let folder = dataDirectory.appendingPathComponent("old")
+        let settings = AppSettings(dataDirectory: folder, passwordHashCost: 4)
+        do {
+            let old = try ModelContainer(for: Schema(versionedSchema: SnippetSchemaV1.self), configurations: ModelConfiguration(url: settings.storeURL))
+            let context = ModelContext(old)
+            let snippet = SnippetSchemaV1.Snippet(title: "From before accounts", code: "print(1)")
+            snippet.folder = SnippetSchemaV1.Folder(name: "Old folder")
+            context.insert(snippet)
+            try context.save()
+        }
+        let upgraded = try await Application.make(.testing)
+        try configure(upgraded, settings: settings)
+        defer { Task { try? await upgraded.asyncShutdown() } }
+        let account = try await upgraded.accounts.create(username: "first", passwordHash: try Bcrypt.hash("long enough", cost: 4), isAdmin: true)
+        let context = ModelContext(try upgraded.libraries.store(for: account).container)
+        let snippets = try context.fetch(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary))
+        XCTAssertEqual(snippets.map(\.title), ["From before accounts"])
+        XCTAssertEqual(snippets.first?.folder?.name, "Old folder")
+        XCTAssertNil(snippets.first?.deletedAt)
+        let second = try await upgraded.accounts.create(username: "second", passwordHash: try Bcrypt.hash("long enough", cost: 4), isAdmin: false)
+        XCTAssertEqual(try ModelContext(upgraded.libraries.store(for: second).container).fetchCount(FetchDescriptor<Snippet>()), 0)
+    }
+}
+
+private extension HTTPHeaders {
+    func adding(_ name: String, _ value: String) -> HTTPHeaders {
+        var copy = self
+        copy.replaceOrAdd(name: name, value: value)
+        return copy
+    }
+}
