@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "SnippetBox", targets: ["SnippetBox"]),
         .executable(name: "snippetbox", targets: ["snippetbox"]),
     ],
     dependencies: [

@@ -1,0 +1,171 @@
+import Foundation
+import NIOCore
+import ObjectGraph
+import SnippetBox
+import Vapor
+
+/// The store the app benchmarks use: the app's own demo data (`DemoData.fill`), in `directory`.
+enum DemoStore {
+    static func seed(directory: URL, count: Int, results: Results) throws -> (folders: [String], tags: [String]) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("snippetbox.store")
+        // The app's own way to open a library (its current schema and migration plan), as `snippetbox seed` does.
+        let container = try SnippetStore.openContainer(at: url)
+        print("Seeding \(count) demo snippets with DemoData.fill…")
+        let start = now()
+        try DemoData.fill(container, count: count)
+        results.add("6 app", "seed \(count / 1000)k demo snippets (DemoData.fill, batches of 5,000)", "ObjectGraph", .once, [now() - start])
+        let context = ModelContext(container)
+        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)])).map(\.uuid.uuidString)
+        let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).map(\.uuid.uuidString)
+        return (folders, tags)
+    }
+}
+
+/// Issue 6: the app's list page, in-process (no network): requests go straight to the responder.
+struct ListPageBenchmark {
+    let repoRoot: URL
+    let dataDirectory: URL
+    let folders: [String]
+    let tags: [String]
+    let repetitions: Int
+    let results: Results
+
+    enum Kind: String { case browse = "browse", rare = "search, rare word", common = "search, common word" }
+
+    var urls: [(String, Kind)] {
+        let folder = folders[0], tag = tags[0], tag2 = tags[1 % tags.count]
+        return [
+            ("/snippets", .browse),
+            ("/snippets?folder=\(folder)", .browse),
+            ("/snippets?folder=unfiled", .browse),
+            ("/snippets?tag=\(tag)", .browse),
+            ("/snippets?tag=\(tag)&tag=\(tag2)&tagMode=all", .browse),
+            ("/snippets?tag=\(tag)&tagMode=none", .browse),
+            ("/snippets?language=swift", .browse),
+            ("/snippets?favorites=1", .browse),
+            ("/snippets?image=1", .browse),
+            ("/snippets?createdFrom=2021-01-01&createdTo=2021-12-31", .browse),
+            ("/snippets?sort=title&order=asc&size=100", .browse),
+            ("/snippets?folder=\(folder)&language=swift&sort=created", .browse),
+            ("/snippets?folder=\(folder)&tag=\(tag)&language=python&favorites=1", .browse),
+            ("/snippets?page=2000", .browse),
+            ("/snippets?q=4242", .rare),
+            ("/snippets?q=77777", .rare),
+            ("/snippets?q=4242&folder=\(folder)&favorites=1", .rare),
+            ("/snippets?q=parsing", .common),
+            ("/snippets?q=production", .common),
+            ("/snippets?q=fetch", .common),
+            ("/snippets?q=parsing&language=swift", .common),
+            ("/snippets?q=caching&tag=\(tag)&favorites=1", .common),
+        ]
+    }
+
+    func run() async throws {
+        setenv("DATA_DIR", dataDirectory.path, 1)
+        if getenv("ADMIN_PASSWORD") == nil { setenv("ADMIN_PASSWORD", benchmarkAdminPassword, 1) }
+        let settings = try AppSettings.fromEnvironment()
+        let app = try await Application.make(.production)
+        app.directory = DirectoryConfiguration(workingDirectory: repoRoot.path + "/")
+        do {
+            try configure(app, settings: settings)
+            try await app.asyncBoot()
+            let client = InProcessClient(app: app)
+            let cookie = try await client.sessionCookie()
+            print("List page, in-process: \(urls.count) URLs × \(repetitions)\(cookie == nil ? "" : " (logged in)")")
+            for (url, _) in urls {
+                for _ in 0..<3 { _ = try await client.get(url, cookie: cookie) }
+            }
+            var samples: [String: [Double]] = [:]
+            for _ in 0..<repetitions {
+                for (url, _) in urls {
+                    let start = now()
+                    let (status, bytes) = try await client.get(url, cookie: cookie)
+                    let seconds = now() - start
+                    guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
+                    samples[url, default: []].append(seconds)
+                }
+            }
+            var byKind: [Kind: [Double]] = [:]
+            for (url, kind) in urls {
+                results.add("6 list page", "GET \(Self.shortened(url))", "app, in-process", .perQuery, samples[url]!, note: kind.rawValue)
+                byKind[kind, default: []] += samples[url]!
+            }
+            for kind in [Kind.browse, .rare, .common] {
+                results.add("6 list page", "list page: all \(kind.rawValue) URLs", "app, in-process", .perQuery, byKind[kind] ?? [])
+            }
+            results.add("6 list page", "list page: every URL", "app, in-process", .perQuery, urls.flatMap { samples[$0.0]! })
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
+    /// UUIDs are long: the first 8 characters name them well enough in a table.
+    static func shortened(_ url: String) -> String {
+        url.replacingOccurrences(of: "([0-9A-F]{8})-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}", with: "$1…", options: .regularExpression)
+    }
+}
+
+let benchmarkAdminPassword = "benchmark-admin-password"
+
+/// Requests through the application's responder, with the login step the app may require.
+struct InProcessClient {
+    let app: Application
+
+    func request(_ method: HTTPMethod, _ url: String, headers: HTTPHeaders = [:], body: String? = nil) async throws -> Response {
+        let request = Request(
+            application: app, method: method, url: URI(string: url), headers: headers,
+            collectedBody: body.map { ByteBuffer(string: $0) }, on: app.eventLoopGroup.any())
+        return try await app.responder.respond(to: request).get()
+    }
+
+    func get(_ url: String, cookie: String?) async throws -> (UInt, Int) {
+        var headers = HTTPHeaders()
+        if let cookie { headers.add(name: .cookie, value: cookie) }
+        let response = try await request(.GET, url, headers: headers)
+        let bytes = response.body.buffer?.readableBytes ?? response.body.count
+        return (response.status.code, bytes)
+    }
+
+    /// nil when the app has no login (GET /login is 404); otherwise logs in as admin and returns the
+    /// session cookie.
+    func sessionCookie() async throws -> String? {
+        let page = try await request(.GET, "/login")
+        if page.status == .notFound { return nil }
+        let html = page.body.string ?? ""
+        var cookies = Self.cookies(page.headers)
+        let csrf = Self.hiddenInput("csrf", in: html) ?? ""
+        let password = String(cString: getenv("ADMIN_PASSWORD"))
+        var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+        if !cookies.isEmpty { headers.add(name: .cookie, value: cookies.joined(separator: "; ")) }
+        let form = "username=admin&password=\(password.urlFormEscaped)&csrf=\(csrf.urlFormEscaped)"
+        let response = try await request(.POST, "/login", headers: headers, body: form)
+        let fresh = Self.cookies(response.headers)
+        guard !fresh.isEmpty || !cookies.isEmpty, response.status.code < 400 else {
+            throw BenchmarkError("login failed: \(response.status)")
+        }
+        let names = Set(fresh.map { $0.split(separator: "=")[0] })
+        cookies = cookies.filter { !names.contains($0.split(separator: "=")[0]) } + fresh
+        return cookies.joined(separator: "; ")
+    }
+
+    static func cookies(_ headers: HTTPHeaders) -> [String] {
+        headers[.setCookie].compactMap { $0.split(separator: ";").first.map { String($0).trimmingCharacters(in: .whitespaces) } }
+    }
+
+    static func hiddenInput(_ name: String, in html: String) -> String? {
+        for tag in html.components(separatedBy: "<input").dropFirst() where tag.contains("name=\"\(name)\"") {
+            guard let range = tag.range(of: "value=\"") else { continue }
+            return String(tag[range.upperBound...].prefix { $0 != "\"" })
+        }
+        return nil
+    }
+}
+
+extension String {
+    var urlFormEscaped: String {
+        addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? self
+    }
+}

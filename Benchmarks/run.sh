@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The one benchmark command: builds the Benchmarks package (and the app's `snippetbox`) in RELEASE,
+# runs workloads 1-7 and the in-process list page benchmark (table on stdout, JSON in
+# Benchmarks/results/latest.json), then the HTTP benchmark under wrk (Benchmarks/http.sh, JSON in
+# Benchmarks/results/http-latest.json).
+#
+#   bash Benchmarks/run.sh                      # everything, 100,000 snippets
+#   bash Benchmarks/run.sh --count 10000        # a quicker pass (options: --help)
+#   SKIP_HTTP=1 bash Benchmarks/run.sh          # without the wrk part
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x /opt/swift/usr/bin/swift ] && export PATH=/opt/swift/usr/bin:$PATH
+
+swift build -c release --package-path Benchmarks --product Benchmarks
+swift build -c release --package-path Benchmarks --product snippetbox
+BIN=$(swift build -c release --package-path Benchmarks --show-bin-path)
+
+"$BIN/Benchmarks" --snippetbox "$BIN/snippetbox" "$@"
+
+if [ "${SKIP_HTTP:-0}" != 1 ]; then
+    COUNT=100000
+    args=("$@")
+    for ((i = 0; i < ${#args[@]}; i++)); do
+        [ "${args[$i]}" = --count ] && COUNT=${args[$((i + 1))]}
+    done
+    SNIPPETBOX="$BIN/snippetbox" bash Benchmarks/http.sh "$COUNT"
+fi
