@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/vapor", exact: "4.122.3"),
         .package(url: "https://github.com/vapor/leaf", exact: "4.5.2"),
         .package(url: "https://github.com/JohnSundell/Ink", exact: "0.6.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         .macro(
@@ -43,6 +44,7 @@ let package = Package(
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Leaf", package: "leaf"),
                 .product(name: "Ink", package: "Ink"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .executableTarget(
@@ -51,7 +53,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SnippetBoxTests",
-            dependencies: ["SnippetBox", "ObjectGraph", .product(name: "XCTVapor", package: "vapor")]
+            dependencies: [
+                "SnippetBox", "ObjectGraph", .product(name: "XCTVapor", package: "vapor"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
         .testTarget(
             name: "ObjectGraphMacrosTests",

@@ -18,8 +18,9 @@ func routes(_ app: Application, settings: AppSettings) throws {
     let checked = root.grouped(app.sessions.middleware, forms, CSRFMiddleware())
     accounts.bootPublic(routes: checked)
 
-    let library = root.grouped(
-        app.sessions.middleware, RequireAccountMiddleware(basePath: settings.basePath), forms, CSRFMiddleware())
+    let signedIn = root.grouped(app.sessions.middleware, RequireAccountMiddleware(basePath: settings.basePath))
+    let library = signedIn.grouped(forms, CSRFMiddleware())
+    let imports = signedIn.grouped(TextInputMiddleware(maxMultipartBytes: DataController.importLimit.value), CSRFMiddleware())
     library.get { req in req.redirect(to: "\(settings.basePath)/snippets") }
     library.post("examples") { req async throws -> Response in
         try await req.store.write { context in
@@ -35,4 +36,5 @@ func routes(_ app: Application, settings: AppSettings) throws {
     try library.register(collection: TagController(settings: settings))
     try library.register(collection: SavedSearchController(settings: settings))
     try library.register(collection: TrashController(settings: settings))
+    DataController(settings: settings).boot(pages: library, imports: imports)
 }

@@ -8,6 +8,8 @@ import Vapor
 // its URL. Maintenance commands work on the stores in DATA_DIR:
 //   snippetbox seed N   fills the first library with N demo snippets
 //   snippetbox check    checks every store and its image files; exits 1 if anything is wrong
+//   snippetbox backup   writes a backup archive of DATA_DIR into DATA_DIR/backups (safe while serving)
+//   snippetbox restore ARCHIVE   replaces DATA_DIR with a backup (stop the server first)
 do {
     let settings = try AppSettings.fromEnvironment()
     let arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,8 +29,21 @@ do {
     case "check":
         let healthy = try Maintenance.check(settings) { line in print(line) }
         exit(healthy ? 0 : 1)
+    case "backup":
+        let archive = try Maintenance.backup(settings)
+        print("Wrote \(archive.path)")
+        exit(0)
+    case "restore":
+        guard arguments.count == 2 else {
+            FileHandle.standardError.write(Data("usage: snippetbox restore <backup archive>\n".utf8))
+            exit(2)
+        }
+        let previous = try Maintenance.restore(URL(fileURLWithPath: arguments[1]), settings: settings)
+        print("Restored \(settings.dataDirectory.path) from \(arguments[1])."
+            + (previous.map { " The data it replaced is in \($0.path)." } ?? ""))
+        exit(0)
     case .some(let command) where !command.hasPrefix("-") && command != "serve":
-        FileHandle.standardError.write(Data("snippetbox: unknown command \(command); use seed N, check, or no command to serve\n".utf8))
+        FileHandle.standardError.write(Data("snippetbox: unknown command \(command); use seed N, check, backup, restore ARCHIVE, or no command to serve\n".utf8))
         exit(2)
     default:
         break

@@ -5,7 +5,9 @@ import XCTest
 
 /// Online backups and the integrity check.
 final class StoreMaintenanceTests: StoreTestCase {
-    private func bytes(_ count: Int, seed: UInt8) -> Data {
+    private func bytes(_ count: Int, seed: UInt8) -> Data { Self.bytes(count, seed: seed) }
+
+    private static func bytes(_ count: Int, seed: UInt8) -> Data {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
     }
 
@@ -59,4 +61,39 @@ final class StoreMaintenanceTests: StoreTestCase {
         XCTAssertEqual(report.missingExternalFiles, [referenced])
         XCTAssertEqual(report.orphanedExternalFiles, [stray])
     }
+
+    func testReadingWhileAnotherContextReplacesTheFileNeverFails() throws {
+        let container = try makeContainer(Photo.self)
+        let setup = ModelContext(container)
+        setup.insert(Photo(caption: "hot", image: bytes(200_000, seed: 0)))
+        try setup.save()
+        let writerDone = LockedFlag()
+        let writer = Thread {
+            let context = ModelContext(container)
+            for round in 1...60 {
+                guard let photo = try? context.fetch(FetchDescriptor<Photo>()).first else { break }
+                photo.image = Self.bytes(200_000, seed: UInt8(round % 200))
+                try? context.save()
+            }
+            writerDone.set()
+        }
+        writer.start()
+        var reads = 0
+        // Every read sees one whole image: the one its row named, or, when a save removed that
+        // file meanwhile, the row's newer one.
+        while !writerDone.isSet {
+            let photo = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Photo>()).first)
+            XCTAssertEqual(photo.image?.count, 200_000)
+            reads += 1
+        }
+        XCTAssertGreaterThan(reads, 10)
+        XCTAssertTrue(try container.checkIntegrity().isOK)
+    }
+}
+
+private final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

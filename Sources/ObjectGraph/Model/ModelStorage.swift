@@ -73,7 +73,7 @@ class ModelStorage {
             guard let row = try store.fetchRows(layout, query: query).first else { return }
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
             for (position, slot) in layout.storedColumnSlots.enumerated() where unloadedSlots.contains(slot.index) {
-                try store.read(row.columns[position], of: slot, into: self, committed: &committed)
+                try store.read(row.columns[position], of: slot, into: self, rowKey: primaryKey, committed: &committed)
             }
             committedRow = committed
             unloadedSlots.removeAll()

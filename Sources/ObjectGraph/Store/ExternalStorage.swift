@@ -35,9 +35,10 @@ final class ExternalStorage: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let url = directory.appendingPathComponent(name)
-            guard FileManager.default.createFile(atPath: url.path, contents: data) else {
-                throw SwiftDataError(.externalStorageFailure, "cannot create \(url.path)")
-            }
+            // Written in place, not through a temporary file: a crash mid-write leaves a file with a
+            // name no row refers to, which the sweep at the next open removes; a temporary file's
+            // name would escape it.
+            try data.write(to: url)
             let handle = try FileHandle(forUpdating: url)
             try handle.synchronize()
             try handle.close()
@@ -58,6 +59,10 @@ final class ExternalStorage: @unchecked Sendable {
         } catch {
             throw SwiftDataError(.externalStorageFailure, "the external value \(name) cannot be read: \(error)")
         }
+    }
+
+    func exists(_ name: String) -> Bool {
+        Self.isValidName(name) && FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path)
     }
 
     func remove(_ name: String) {

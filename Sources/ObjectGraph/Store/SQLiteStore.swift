@@ -247,13 +247,15 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Sets one stored column's value in a storage (a fault for a to-one relationship), and the
     /// column's committed value, as the next save diffs against it.
-    func read(_ stored: DatabaseValue, of slot: PropertySlot, into storage: ModelStorage, committed: inout [DatabaseValue]) throws {
+    func read(
+        _ stored: DatabaseValue, of slot: PropertySlot, into storage: ModelStorage, rowKey: Int64?, committed: inout [DatabaseValue]
+    ) throws {
         if slot.isForeignKey {
             storage.values[slot.index] = ModelContext.foreignKeyValue(stored, slot: slot)
             committed[slot.index] = stored
             return
         }
-        let decoded = try decodeColumn(stored, slot: slot, entity: storage.layout.name)
+        let decoded = try decodeColumn(stored, slot: slot, entity: storage.layout.name, rowKey: rowKey)
         storage.values[slot.index] = decoded.value
         committed[slot.index] = decoded.inline
         if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
@@ -269,7 +271,7 @@ final class SQLiteStore: @unchecked Sendable {
                 storage.values[slot.index] = UnloadedValue()
                 continue
             }
-            try read(row.columns[position], of: slot, into: storage, committed: &committed)
+            try read(row.columns[position], of: slot, into: storage, rowKey: row.primaryKey, committed: &committed)
         }
         for slot in layout.toManySlots {
             storage.values[slot.index] = ToManyFault()
@@ -289,7 +291,13 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Decodes a fetched column into the property's value, reading external files where the column names one.
-    func decodeColumn(_ stored: DatabaseValue, slot: PropertySlot, entity: String) throws -> (value: Any, inline: DatabaseValue, externalFile: String?) {
+    ///
+    /// A row read a moment ago may name a file that a save has since replaced and removed. Then the
+    /// column is read again, and its current value (a newer file, or an inline value) is used;
+    /// only a file missing from the current row is an error.
+    func decodeColumn(
+        _ stored: DatabaseValue, slot: PropertySlot, entity: String, rowKey: Int64? = nil
+    ) throws -> (value: Any, inline: DatabaseValue, externalFile: String?) {
         guard let codec = slot.codec else { return (UnsetValue(), .null, nil) }
         var inline = stored
         var externalFile: String?
@@ -297,13 +305,28 @@ final class SQLiteStore: @unchecked Sendable {
             guard let externalStorage else {
                 throw SwiftDataError(.externalStorageFailure, "\(entity).\(slot.name) refers to an external file in a memory store")
             }
-            inline = try externalStorage.read(name).databaseValue
-            externalFile = name
+            do {
+                inline = try externalStorage.read(name).databaseValue
+                externalFile = name
+            } catch {
+                guard let rowKey, !externalStorage.exists(name),
+                      let current = try currentValue(of: slot, entity: entity, rowKey: rowKey), current != stored else { throw error }
+                return try decodeColumn(current, slot: slot, entity: entity)
+            }
         }
         do {
             return (try codec.decode(inline), inline, externalFile)
         } catch let error as SwiftDataError {
             throw error.located(entity: entity, property: slot.name)
+        }
+    }
+
+    /// The column's value in the row as it is now, or nil when the row is gone.
+    private func currentValue(of slot: PropertySlot, entity: String, rowKey: Int64) throws -> DatabaseValue? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(slot.name.quotedIdentifier) FROM \(entity.quotedIdentifier) WHERE \"_pk\" = ?",
+                arguments: [rowKey])?[0]
         }
     }
 

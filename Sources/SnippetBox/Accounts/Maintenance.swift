@@ -25,4 +25,19 @@ public enum Maintenance {
         }
         return healthy
     }
+
+    /// Writes a backup archive of the data directory into its `backups` folder.
+    public static func backup(_ settings: AppSettings) throws -> URL {
+        let accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: .singleton)
+        try FileManager.default.createDirectory(at: settings.backupDirectory, withIntermediateDirectories: true)
+        return try BackupArchive.create(
+            accounts: accounts,
+            libraryContainer: { try SnippetStore.openContainer(at: settings.dataDirectory.appendingPathComponent($0.libraryFileName)) },
+            dataDirectory: settings.dataDirectory, into: settings.backupDirectory)
+    }
+
+    /// Replaces the data directory with a backup archive's contents; returns where the old one went.
+    public static func restore(_ archive: URL, settings: AppSettings) throws -> URL? {
+        try BackupArchive.restore(archive, to: settings.dataDirectory)
+    }
 }

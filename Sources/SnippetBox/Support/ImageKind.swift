@@ -13,6 +13,8 @@ enum ImageKind: String, CaseIterable, Sendable {
         }
     }
 
+    var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+
     init?(sniffing data: Data) {
         let bytes = [UInt8](data.prefix(12))
         func starts(with prefix: [UInt8], at offset: Int = 0) -> Bool {

@@ -1,0 +1,268 @@
+import Foundation
+import ObjectGraph
+
+/// A whole library as one JSON document: folders, tags, snippets (images inline, base64) and saved
+/// searches, each with its id, so that importing it again updates rather than duplicates.
+struct LibraryExport: Codable, Equatable, Sendable {
+    static let formatName = "snippetbox-export"
+    static let currentVersion = 1
+
+    struct FolderRecord: Codable, Equatable, Sendable {
+        var uuid: UUID
+        var name: String
+        var createdAt: Date
+    }
+
+    struct TagRecord: Codable, Equatable, Sendable {
+        var uuid: UUID
+        var name: String
+        var color: String
+    }
+
+    struct ImageRecord: Codable, Equatable, Sendable {
+        var contentType: String
+        /// The bytes, base64 in the JSON.
+        var data: Data
+    }
+
+    struct SnippetRecord: Codable, Equatable, Sendable {
+        var uuid: UUID
+        var title: String
+        var code: String
+        var notes: String
+        var language: String
+        var isFavorite: Bool
+        var createdAt: Date
+        var updatedAt: Date
+        var deletedAt: Date?
+        var folder: UUID?
+        var tags: [UUID]
+        var image: ImageRecord?
+    }
+
+    struct SavedSearchRecord: Codable, Equatable, Sendable {
+        var uuid: UUID
+        var name: String
+        var query: String
+        var createdAt: Date
+    }
+
+    var format = formatName
+    var version = currentVersion
+    var exportedAt: Date
+    var folders: [FolderRecord]
+    var tags: [TagRecord]
+    var snippets: [SnippetRecord]
+    var savedSearches: [SavedSearchRecord]
+
+    /// Reads everything in a library, in a stable order (by creation, then id).
+    init(from context: ModelContext, at now: Date = .now) throws {
+        exportedAt = now
+        folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.name)]))
+            .map { FolderRecord(uuid: $0.uuid, name: $0.name, createdAt: $0.createdAt) }
+        tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
+            .map { TagRecord(uuid: $0.uuid, name: $0.name, color: $0.color.hex) }
+        var descriptor = FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.title)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.folder, \.tags]
+        snippets = try context.fetch(descriptor).map { snippet in
+            SnippetRecord(
+                uuid: snippet.uuid, title: snippet.title, code: snippet.code, notes: snippet.notes,
+                language: snippet.language.rawValue, isFavorite: snippet.isFavorite,
+                createdAt: snippet.createdAt, updatedAt: snippet.updatedAt, deletedAt: snippet.deletedAt,
+                folder: snippet.folder?.uuid, tags: snippet.tags.map(\.uuid).sorted { $0.uuidString < $1.uuidString },
+                image: zip(snippet.imageData, snippet.imageContentType).map { ImageRecord(contentType: $1, data: $0) })
+        }
+        savedSearches = try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.name)]))
+            .map { SavedSearchRecord(uuid: $0.uuid, name: $0.name, query: $0.query, createdAt: $0.createdAt) }
+    }
+
+    /// Dates as seconds since 1970, exact to the bit, so that an export, imported, exports the same.
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+
+    /// Reads an export file, or says in a sentence why it is not one.
+    static func read(_ data: Data) throws -> LibraryExport {
+        let export: LibraryExport
+        do {
+            export = try decoder().decode(LibraryExport.self, from: data)
+        } catch {
+            throw ImportError("This is not a SnippetBox export (\(Self.describe(error))).")
+        }
+        guard export.format == formatName else { throw ImportError("This is not a SnippetBox export.") }
+        guard export.version <= currentVersion else {
+            throw ImportError("This export was made by a newer SnippetBox (format \(export.version)); update SnippetBox first.")
+        }
+        return export
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "“\(key.stringValue)” is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            context.codingPath.isEmpty ? "not JSON" : "a bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: "unreadable"
+        }
+    }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}
+
+struct ImportError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What an import did, snippet by snippet.
+struct ImportReport: Equatable, Sendable, Encodable {
+    var added: [String] = []
+    var updated: [String] = []
+    /// Already present and identical.
+    var unchanged: [String] = []
+    /// Not imported, with the reason.
+    var skipped: [String] = []
+}
+
+/// Brings an export into a library: snippets, folders, tags and saved searches are matched by id
+/// (tags and folders also by name), so importing the same file twice changes nothing the second time.
+struct LibraryImporter {
+    let context: ModelContext
+    let maxImageBytes: Int
+
+    func run(_ export: LibraryExport) throws -> ImportReport {
+        var report = ImportReport()
+        var foldersByID: [UUID: Folder] = [:]
+        let existingFolders = try context.fetch(FetchDescriptor<Folder>())
+        for record in export.folders {
+            let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
+                report.skipped.append("folder “\(record.name.prefix(40))”: not a valid folder name")
+                continue
+            }
+            if let folder = existingFolders.first(where: { $0.uuid == record.uuid })
+                ?? existingFolders.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                foldersByID[record.uuid] = folder
+            } else {
+                let folder = Folder(name: name)
+                folder.uuid = record.uuid
+                folder.createdAt = record.createdAt
+                context.insert(folder)
+                foldersByID[record.uuid] = folder
+            }
+        }
+
+        var tagsByID: [UUID: Tag] = [:]
+        let existingTags = try context.fetch(FetchDescriptor<Tag>())
+        for record in export.tags {
+            let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !name.contains(","),
+                  !ValidatedSnippetForm.hasControlCharacters(name), let color = ColorData(hex: record.color) else {
+                report.skipped.append("tag “\(record.name.prefix(40))”: not a valid tag")
+                continue
+            }
+            if let tag = existingTags.first(where: { $0.uuid == record.uuid })
+                ?? existingTags.first(where: { $0.normalizedName == Tag.normalize(name) }) {
+                tagsByID[record.uuid] = tag
+            } else {
+                let tag = Tag(name: name, color: color)
+                tag.uuid = record.uuid
+                context.insert(tag)
+                tagsByID[record.uuid] = tag
+            }
+        }
+
+        let existingSnippets = Dictionary(
+            try context.fetch(FetchDescriptor<Snippet>()).map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        for record in export.snippets {
+            if let problem = problem(with: record) {
+                report.skipped.append("“\(record.title.prefix(60))”: \(problem)")
+                continue
+            }
+            let snippet: Snippet
+            if let existing = existingSnippets[record.uuid] {
+                if matches(existing, record) {
+                    report.unchanged.append(record.title)
+                    continue
+                }
+                snippet = existing
+                report.updated.append(record.title)
+            } else {
+                snippet = Snippet(title: record.title)
+                snippet.uuid = record.uuid
+                context.insert(snippet)
+                report.added.append(record.title)
+            }
+            apply(record, to: snippet, folders: foldersByID, tags: tagsByID)
+        }
+
+        let existingSearches = Set(try context.fetch(FetchDescriptor<SavedSearch>()).map(\.uuid))
+        for record in export.savedSearches where !existingSearches.contains(record.uuid) {
+            guard !record.name.isEmpty, record.name.count <= ValidatedSnippetForm.maxNameLength,
+                  !ValidatedSnippetForm.hasControlCharacters(record.name), record.query.count <= 4_000 else {
+                report.skipped.append("saved search “\(record.name.prefix(40))”: not valid")
+                continue
+            }
+            let search = SavedSearch(name: record.name, query: record.query)
+            search.uuid = record.uuid
+            search.createdAt = record.createdAt
+            context.insert(search)
+        }
+        return report
+    }
+
+    /// The same checks as the snippet form, so that an import cannot store what the form refuses.
+    private func problem(with record: LibraryExport.SnippetRecord) -> String? {
+        let title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        if title.isEmpty || title.count > ValidatedSnippetForm.maxTitleLength { return "the title is empty or too long" }
+        if CodingLanguage(rawValue: record.language) == nil { return "unknown language “\(record.language.prefix(30))”" }
+        if record.code.count > ValidatedSnippetForm.maxCodeCharacters || record.notes.count > ValidatedSnippetForm.maxNotesCharacters {
+            return "the code or notes are too long"
+        }
+        if [record.title, record.code, record.notes].contains(where: { $0.contains("\0") }) { return "it contains a NUL character" }
+        if let image = record.image {
+            if image.data.count > maxImageBytes { return "the image is larger than the upload limit" }
+            guard let kind = ImageKind(sniffing: image.data), kind.contentType == image.contentType else {
+                return "the image is not the PNG, JPEG, GIF or WebP it claims to be"
+            }
+        }
+        return nil
+    }
+
+    private func matches(_ snippet: Snippet, _ record: LibraryExport.SnippetRecord) -> Bool {
+        snippet.title == record.title && snippet.code == record.code && snippet.notes == record.notes
+            && snippet.language.rawValue == record.language && snippet.isFavorite == record.isFavorite
+            && snippet.createdAt == record.createdAt && snippet.updatedAt == record.updatedAt
+            && snippet.deletedAt == record.deletedAt && snippet.folder?.uuid == record.folder
+            && Set(snippet.tags.map(\.uuid)) == Set(record.tags)
+            && snippet.imageContentType == record.image?.contentType && snippet.imageData == record.image?.data
+    }
+
+    private func apply(_ record: LibraryExport.SnippetRecord, to snippet: Snippet, folders: [UUID: Folder], tags: [UUID: Tag]) {
+        snippet.title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        snippet.code = record.code
+        snippet.notes = record.notes
+        snippet.language = CodingLanguage(rawValue: record.language) ?? .plaintext
+        snippet.isFavorite = record.isFavorite
+        snippet.createdAt = record.createdAt
+        snippet.updatedAt = record.updatedAt
+        snippet.deletedAt = record.deletedAt
+        snippet.folder = record.folder.flatMap { folders[$0] }
+        var seen = Set<UUID>()
+        snippet.tags = record.tags.filter { seen.insert($0).inserted }.compactMap { tags[$0] }
+        snippet.imageData = record.image?.data
+        snippet.imageContentType = record.image?.contentType
+        snippet.refreshSearchKeywords()
+    }
+}

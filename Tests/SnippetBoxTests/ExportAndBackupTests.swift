@@ -1,0 +1,227 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+import ZIPFoundation
+
+/// Export, import, backup, restore and the scheduled housekeeping.
+final class ExportAndBackupTests: AppTestCase {
+    /// A library with a bit of everything: folders, tags, an image, notes, a favourite, a trashed
+    /// snippet and a saved search.
+    private func fillLibrary() async throws {
+        try await createSnippet(SnippetUpload(title: "Decode JSON", language: "swift", newFolder: "Work", newTags: "swift, json",
+                                              code: "let x = 1\n", notes: "Uses **Codable**.", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png"),
+                                              isFavorite: "1"))
+        try await createSnippet(SnippetUpload(title: "List files", language: "shell", newFolder: "Ops", newTags: "cli", code: "ls -la"))
+        try await createSnippet(SnippetUpload(title: "Same title", language: "python", code: "print(1)"))
+        try await createSnippet(SnippetUpload(title: "Same title", language: "python", code: "print(2)"))
+        let binned = try await createSnippet(SnippetUpload(title: "In the bin", code: "old"))
+        try await send(.POST, "/snippets/\(binned)/delete")
+        try await send(.POST, "/searches", beforeRequest: { req async throws in
+            try req.content.encode(["name": "Swift things", "query": "q=swift"], as: .urlEncodedForm)
+        }, afterResponse: { _ in })
+    }
+
+    private func download(_ path: String, as session: TestSession? = nil) async throws -> (HTTPResponseHeaders, Data) {
+        var result = (HTTPHeaders(), Data())
+        try await send(.GET, path, as: session) { response async throws in
+            XCTAssertEqual(response.status, .ok, path)
+            result = (response.headers, Data(buffer: response.body))
+        }
+        return result
+    }
+
+    typealias HTTPResponseHeaders = HTTPHeaders
+
+    private func importFile(_ data: Data, as session: TestSession? = nil) async throws -> (HTTPStatus, String) {
+        var result: (HTTPStatus, String) = (.ok, "")
+        struct Upload: Content { var file: File }
+        try await send(.POST, "/data/import", as: session, beforeRequest: { req async throws in
+            try req.content.encode(Upload(file: File(data: ByteBuffer(data: data), filename: "export.json")), as: .formData)
+        }, afterResponse: { response async throws in
+            result = (response.status, response.body.string)
+        })
+        return result
+    }
+
+    /// An export without its time stamp, to compare two of them.
+    private func comparable(_ data: Data) throws -> LibraryExport {
+        var export = try LibraryExport.read(data)
+        export.exportedAt = Date(timeIntervalSince1970: 0)
+        return export
+    }
+
+    func testExportThenImportIntoAnotherAccountGivesTheSameLibrary() async throws {
+        try await fillLibrary()
+        let (headers, json) = try await download("/data/export.json")
+        XCTAssertTrue(headers.first(name: .contentDisposition)?.contains("attachment") == true)
+        let export = try comparable(json)
+        XCTAssertEqual(export.snippets.count, 5)
+        XCTAssertEqual(export.snippets.first { $0.title == "Decode JSON" }?.image?.data, tinyPNG)
+        XCTAssertTrue(String(decoding: json, as: UTF8.self).contains(tinyPNG.base64EncodedString()), "images inline as base64")
+
+        try await addAccount("copy")
+        let copy = try await logIn("copy")
+        let (status, body) = try await importFile(json, as: copy)
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("5 added, 0 updated, 0 already here, 0 skipped."), body)
+        let (_, copied) = try await download("/data/export.json", as: copy)
+        XCTAssertEqual(try comparable(copied), export)
+        let trashPage = try await page("/trash")
+        XCTAssertTrue(trashPage.contains("In the bin"))
+
+        // Importing the same file again changes nothing.
+        let (_, again) = try await importFile(json, as: copy)
+        XCTAssertTrue(again.contains("0 added, 0 updated, 5 already here, 0 skipped."), again)
+        let (_, unchanged) = try await download("/data/export.json", as: copy)
+        XCTAssertEqual(try comparable(unchanged), export)
+    }
+
+    func testImportUpdatesChangedSnippetsAndSkipsInvalidOnes() async throws {
+        try await fillLibrary()
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        let index = try XCTUnwrap(export.snippets.firstIndex { $0.title == "List files" })
+        export.snippets[index].code = "ls -lah"
+        export.snippets[index].updatedAt = export.snippets[index].updatedAt.addingTimeInterval(60)
+        var bad = export.snippets[index]
+        bad.uuid = UUID()
+        bad.language = "klingon"
+        var fake = export.snippets[index]
+        fake.uuid = UUID()
+        fake.title = "Fake image"
+        fake.image = .init(contentType: "image/png", data: Data("not a png".utf8))
+        export.snippets += [bad, fake]
+        let (status, body) = try await importFile(try LibraryExport.encoder().encode(export))
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("0 added, 1 updated, 4 already here, 2 skipped."), body)
+        XCTAssertTrue(body.contains("unknown language"))
+        XCTAssertTrue(body.contains("is not the PNG, JPEG, GIF or WebP it claims to be"))
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "List files" })).first?.code }, "ls -lah")
+    }
+
+    func testImportingSomethingElseSaysSoAndChangesNothing() async throws {
+        try await fillLibrary()
+        for junk in [Data("not json".utf8), Data(#"{"format":"other"}"#.utf8), Data(#"{"format":"snippetbox-export","version":99,"exportedAt":0,"folders":[],"tags":[],"snippets":[],"savedSearches":[]}"#.utf8)] {
+            let (status, body) = try await importFile(junk)
+            expectStatus(.unprocessableEntity, status)
+            XCTAssertTrue(body.contains("Nothing was imported."), body)
+        }
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 5)
+    }
+
+    func testTheZipHasAFolderPerFolderWithCodeNotesAndImages() async throws {
+        try await fillLibrary()
+        let (headers, zip) = try await download("/data/export.zip")
+        XCTAssertEqual(headers.first(name: .contentType), "application/zip")
+        let archive = try Archive(data: zip, accessMode: .read)
+        let paths = Set(archive.map(\.path))
+        XCTAssertEqual(paths, ["Work/Decode JSON.swift", "Work/Decode JSON.notes.md", "Work/Decode JSON.png", "Ops/List files.sh",
+                               "Unfiled/Same title.py", "Unfiled/Same title (2).py"])
+        var code = Data()
+        _ = try archive.extract(try XCTUnwrap(archive["Ops/List files.sh"])) { code.append($0) }
+        XCTAssertEqual(String(decoding: code, as: UTF8.self), "ls -la")
+        XCTAssertEqual(FolderArchive.safeName("../../etc/passwd"), "-..-etc-passwd")
+        XCTAssertEqual(FolderArchive.safeName(".hidden\u{0}name"), "hidden-name")
+    }
+
+    func testABackupRestoresEveryAccountWithImages() async throws {
+        try await fillLibrary()
+        try await addAccount("second")
+        let second = try await logIn("second")
+        try await send(.POST, "/snippets", as: second, beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Second's big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")), as: .formData)
+        }, afterResponse: { _ in })
+        let (_, firstBefore) = try await download("/data/export.json")
+        let (_, secondBefore) = try await download("/data/export.json", as: second)
+
+        // The admin's button writes an archive into backups/ and sends it.
+        var archive = Data()
+        try await send(.POST, "/data/backup") { response async throws in
+            XCTAssertEqual(response.status, .ok)
+            archive = Data(buffer: response.body)
+        }
+        try await send(.POST, "/data/backup", as: second) { response async throws in
+            XCTAssertEqual(response.status, .forbidden, "only an administrator backs up everything")
+        }
+        let saved = BackupArchive.list(in: settings.backupDirectory)
+        XCTAssertEqual(saved.count, 1)
+        XCTAssertEqual(try Data(contentsOf: saved[0]), archive)
+
+        // Restore it into a new data directory and serve that.
+        let restoredDirectory = dataDirectory.appendingPathComponent("restored")
+        try BackupArchive.restore(saved[0], to: restoredDirectory)
+        let restored = try await Application.make(.testing)
+        try configure(restored, settings: AppSettings(dataDirectory: restoredDirectory, passwordHashCost: 4))
+        defer { Task { try? await restored.asyncShutdown() } }
+        for (name, before) in [("tester", firstBefore), ("second", secondBefore)] {
+            let account = try XCTUnwrap(restored.accounts.account(username: name))
+            let container = try restored.libraries.store(for: account).container
+            let after = try LibraryExport.encoder().encode(try LibraryExport(from: ModelContext(container)))
+            XCTAssertEqual(try comparable(after), try comparable(before), name)
+            XCTAssertTrue(try container.checkIntegrity().isOK)
+        }
+        XCTAssertTrue(try Maintenance.check(AppSettings(dataDirectory: restoredDirectory)) { _ in })
+    }
+
+    func testACommandLineBackupBeforeTheFirstAccountKeepsTheSnippets() throws {
+        let folder = dataDirectory.appendingPathComponent("seeded")
+        let seeded = AppSettings(dataDirectory: folder)
+        try DemoData.fill(SnippetStore.openContainer(at: seeded.storeURL), count: 20)
+        let archive = try Maintenance.backup(seeded)
+        let restoredDirectory = dataDirectory.appendingPathComponent("seeded-restored")
+        try BackupArchive.restore(archive, to: restoredDirectory)
+        let count = try ModelContext(SnippetStore.openContainer(at: AppSettings(dataDirectory: restoredDirectory).storeURL))
+            .fetchCount(FetchDescriptor<Snippet>())
+        XCTAssertEqual(count, 20)
+    }
+
+    func testARestoreRefusesADamagedArchiveAndKeepsTheData() async throws {
+        try await fillLibrary()
+        let junk = dataDirectory.appendingPathComponent("junk.zip")
+        try Data("not a zip".utf8).write(to: junk)
+        let target = dataDirectory.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: target.appendingPathComponent("marker"))
+        XCTAssertThrowsError(try BackupArchive.restore(junk, to: target))
+        XCTAssertEqual(try Data(contentsOf: target.appendingPathComponent("marker")), Data("keep".utf8))
+
+        // An archive of files that are not SnippetBox stores is refused too.
+        let other = dataDirectory.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: other.appendingPathComponent("readme.txt"))
+        let otherZip = dataDirectory.appendingPathComponent("other.zip")
+        try FileManager.default.zipItem(at: other, to: otherZip, shouldKeepParent: false)
+        XCTAssertThrowsError(try BackupArchive.restore(otherZip, to: target)) { error in
+            XCTAssertTrue("\(error)".contains("not a SnippetBox backup"))
+        }
+        XCTAssertEqual(try Data(contentsOf: target.appendingPathComponent("marker")), Data("keep".utf8))
+    }
+
+    func testHousekeepingPurgesOldTrashAndBacksUpOnSchedule() async throws {
+        try await fillLibrary()
+        var scheduled = settings!
+        scheduled.backupEveryHours = 6
+        scheduled.backupsKept = 2
+        app.appSettings = scheduled
+        let start = Date.now
+        try await Housekeeping.runOnce(app, now: start)
+        XCTAssertEqual(BackupArchive.list(in: scheduled.backupDirectory).count, 1)
+        try await Housekeeping.runOnce(app, now: start.addingTimeInterval(3_600))
+        XCTAssertEqual(BackupArchive.list(in: scheduled.backupDirectory).count, 1, "not due yet")
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 5, "the trash is younger than 30 days")
+
+        // Backups are due by the newest archive's age; only the last two are kept.
+        for hours in [7.0, 14.0] {
+            for url in BackupArchive.list(in: scheduled.backupDirectory) {
+                try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(-24 * 3_600)], ofItemAtPath: url.path)
+            }
+            try await Housekeeping.runOnce(app, now: start.addingTimeInterval(hours * 3_600))
+        }
+        XCTAssertEqual(BackupArchive.list(in: scheduled.backupDirectory).count, 2)
+        try await Housekeeping.runOnce(app, now: start.addingTimeInterval(31 * 86_400))
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4, "trashed for over 30 days: purged")
+    }
+}
