@@ -69,6 +69,8 @@ struct ListPageBenchmark {
         app.directory = DirectoryConfiguration(workingDirectory: repoRoot.path + "/")
         do {
             try configure(app, settings: settings)
+            // As `snippetbox` does at start: the admin account from ADMIN_PASSWORD, when there is none.
+            try await createAdminFromSettings(app)
             try await app.asyncBoot()
             let client = InProcessClient(app: app)
             let cookie = try await client.sessionCookie()
@@ -142,6 +144,9 @@ struct InProcessClient {
         if !cookies.isEmpty { headers.add(name: .cookie, value: cookies.joined(separator: "; ")) }
         let form = "username=admin&password=\(password.urlFormEscaped)&csrf=\(csrf.urlFormEscaped)"
         let response = try await request(.POST, "/login", headers: headers, body: form)
+        if getenv("BENCH_DEBUG") != nil {
+            print("GET /login: \(page.status) \(page.headers)\ncsrf \(csrf)\nPOST headers \(headers)\nPOST body \(form)\n-> \(response.status) \(response.body.string ?? "")")
+        }
         let fresh = Self.cookies(response.headers)
         guard !fresh.isEmpty || !cookies.isEmpty, response.status.code < 400 else {
             throw BenchmarkError("login failed: \(response.status)")

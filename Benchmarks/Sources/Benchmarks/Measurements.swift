@@ -111,7 +111,7 @@ final class Results {
         print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
         var lastGroup = "", lastGroupName = ""
         for (entry, row) in zip(entries, rows) {
-            if entry.workload != lastGroup && !lastGroup.isEmpty && entry.kind != .perQuery || entry.group != lastGroupName && !lastGroupName.isEmpty {
+            if entry.group != lastGroupName && !lastGroupName.isEmpty {
                 print(line(header.map { _ in "" }))
             }
             lastGroup = entry.workload

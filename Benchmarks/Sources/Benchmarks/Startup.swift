@@ -38,9 +38,19 @@ struct StartupBenchmark {
             }
             guard let answered else { throw BenchmarkError("snippetbox did not answer within 60 s") }
             let atStart = ProcStatus(pid: process.processIdentifier)
-            for _ in 0..<requestsAfterStart { _ = try HTTPGet.status(port: UInt16(port), path: "/snippets") }
+            let password = environment["ADMIN_PASSWORD"] ?? benchmarkAdminPassword
+            let cookie = try HTTPGet.logIn(port: UInt16(port), password: password)
+            let firstPage = try await timed { try HTTPGet.request(port: UInt16(port), path: "/snippets", cookie: cookie) }
+            guard firstPage.value.status == 200 else { throw BenchmarkError("list page answered \(firstPage.value.status)") }
+            let untilList = now() - start
+            for _ in 0..<requestsAfterStart {
+                let status = try HTTPGet.status(port: UInt16(port), path: "/snippets", cookie: cookie)
+                guard status == 200 else { throw BenchmarkError("list page answered \(status)") }
+            }
             let afterRequests = ProcStatus(pid: process.processIdentifier)
             results.add("7 startup", "7 start → first answer (GET /snippets: \(firstStatus))", "snippetbox", .once, [answered])
+            results.add("7 startup", "7 start → first list page (incl. log-in: \(cookie == nil ? "none" : "bcrypt"))", "snippetbox", .once, [untilList])
+            results.add("7 startup", "7 first list page (cold)", "snippetbox", .once, [firstPage.seconds])
             results.add("7 startup", "7 peak RSS (VmHWM) at first answer", "snippetbox", .bytes, [atStart.hwm])
             results.add("7 startup", "7 peak RSS (VmHWM) after \(requestsAfterStart) list pages", "snippetbox", .bytes, [afterRequests.hwm])
             results.add("7 startup", "7 RSS (VmRSS) after \(requestsAfterStart) list pages", "snippetbox", .bytes, [afterRequests.rss])
@@ -64,9 +74,23 @@ struct ProcStatus {
     }
 }
 
-/// A blocking HTTP/1.1 GET on loopback that reads the whole answer: enough to poll a starting server.
+/// A blocking HTTP/1.1 client on loopback (one request per connection): enough to poll a starting
+/// server, log in and fetch pages.
 enum HTTPGet {
-    static func status(port: UInt16, path: String) throws -> Int {
+    struct Answer {
+        let status: Int
+        let headers: [(String, String)]
+        let body: String
+        func cookies() -> [String] {
+            headers.filter { $0.0.lowercased() == "set-cookie" }.compactMap { $0.1.split(separator: ";").first.map(String.init) }
+        }
+    }
+
+    static func status(port: UInt16, path: String, cookie: String? = nil) throws -> Int {
+        try request(port: port, path: path, cookie: cookie).status
+    }
+
+    static func request(port: UInt16, method: String = "GET", path: String, cookie: String? = nil, form: String? = nil) throws -> Answer {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchmarkError("socket") }
         defer { close(fd) }
@@ -78,8 +102,19 @@ enum HTTPGet {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw BenchmarkError("connect") }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let cookie { request += "Cookie: \(cookie)\r\n" }
+        if let form {
+            request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n"
+        }
+        request += "\r\n" + (form ?? "")
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw BenchmarkError("send") }
+            sent += count
+        }
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -87,8 +122,29 @@ enum HTTPGet {
             if read <= 0 { break }
             response += buffer[0..<read]
         }
-        let head = String(decoding: response.prefix(64), as: UTF8.self)
-        guard head.hasPrefix("HTTP/1."), let code = Int(head.dropFirst(9).prefix(3)) else { throw BenchmarkError("no HTTP answer") }
-        return code
+        let text = String(decoding: response, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1."), let code = Int(text.dropFirst(9).prefix(3)) else { throw BenchmarkError("no HTTP answer") }
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let headers = parts[0].components(separatedBy: "\r\n").dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return Answer(status: code, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// nil when the server has no login page; otherwise logs in as admin and returns the cookie.
+    static func logIn(port: UInt16, password: String) throws -> String? {
+        let page = try request(port: port, path: "/login")
+        if page.status == 404 { return nil }
+        var cookies = page.cookies()
+        let csrf = InProcessClient.hiddenInput("csrf", in: page.body) ?? ""
+        let form = "username=admin&password=\(password.urlFormEscaped)&csrf=\(csrf.urlFormEscaped)"
+        let answer = try request(port: port, method: "POST", path: "/login",
+                                 cookie: cookies.isEmpty ? nil : cookies.joined(separator: "; "), form: form)
+        guard answer.status < 400 else { throw BenchmarkError("login answered \(answer.status)") }
+        let fresh = answer.cookies()
+        let names = Set(fresh.map { $0.split(separator: "=")[0] })
+        cookies = cookies.filter { !names.contains($0.split(separator: "=")[0]) } + fresh
+        return cookies.joined(separator: "; ")
     }
 }

@@ -73,6 +73,8 @@ func shell(_ command: String) -> String {
         .trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+setvbuf(stdout, nil, _IOLBF, 0)
+
 // Synchronous profiling entry, before anything awaits (see Profile.swift).
 if let index = CommandLine.arguments.firstIndex(of: "--profile-objectgraph") {
     let count = CommandLine.arguments.count > index + 1 ? Int(CommandLine.arguments[index + 1]) ?? 2_000 : 2_000
