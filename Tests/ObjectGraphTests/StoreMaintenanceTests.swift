@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ObjectGraph
+@testable import ObjectGraph
 import XCTest
 
 /// Online backups and the integrity check.
@@ -60,6 +60,12 @@ final class StoreMaintenanceTests: StoreTestCase {
         XCTAssertFalse(report.isOK)
         XCTAssertEqual(report.missingExternalFiles, [referenced])
         XCTAssertEqual(report.orphanedExternalFiles, [stray])
+    }
+
+    func testCommitsAreSyncedInFull() throws {
+        let container = try makeContainer(Photo.self)
+        let level = try container.store.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        XCTAssertEqual(level, 2, "FULL")
     }
 
     func testReadingWhileAnotherContextReplacesTheFileNeverFails() throws {

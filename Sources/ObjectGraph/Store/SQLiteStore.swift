@@ -43,9 +43,6 @@ final class SQLiteStore: @unchecked Sendable {
         let sqlLog = SQLLog(logger: sqlDebug ? logger : nil)
         self.sqlLog = sqlLog
         grdbConfiguration.prepareDatabase { db in
-            // Set rather than left to how SQLite was compiled (NORMAL may lose the last commits in a
-            // power cut): FULL syncs the log at every commit, so a save that returned is on disk.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             StringFunctions.register(in: db)
             db.trace(options: .profile) { event in sqlLog.record(event) }
         }
@@ -64,7 +61,12 @@ final class SQLiteStore: @unchecked Sendable {
                     try StoreMigrator(url: url, schema: schema, plan: migrationPlan, externalStorage: external,
                                       configuration: configuration).migrateIfNeeded()
                 }
-                writer = try DatabasePool(path: url.path, configuration: grdbConfiguration)
+                let pool = try DatabasePool(path: url.path, configuration: grdbConfiguration)
+                // GRDB sets NORMAL when it turns WAL on, which may lose the last commits in a power
+                // cut. FULL syncs the log at every commit, so a save that returned is on disk. Only
+                // the writer connection commits, so it is the one that needs it.
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                writer = pool
                 identifier = url.standardizedFileURL.path
                 externalStorage = external
             }
