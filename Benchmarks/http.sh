@@ -112,7 +112,7 @@ mkdir -p Benchmarks/results
     echo "  \"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\","
     echo "  \"command\": \"bash Benchmarks/http.sh $COUNT\","
     echo "  \"snippets\": $COUNT, \"cores\": $(nproc), \"wrk\": \"-t$THREADS -c$CONNECTIONS -d$DURATION --latency\","
-    echo "  \"startupSeconds\": $STARTUP, \"peakRSSKilobytes\": $HWM, \"rssKilobytes\": $RSS,"
+    echo "  \"startupSeconds\": $(printf "%.6f" "$STARTUP"), \"peakRSSKilobytes\": $HWM, \"rssKilobytes\": $RSS,"
     echo "  \"gitCommit\": \"$(git rev-parse --short HEAD)\","
     echo "  \"results\": ["
     for i in "${!JSON_ROWS[@]}"; do
