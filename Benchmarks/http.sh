@@ -87,7 +87,7 @@ for i in "${!URLS[@]}"; do
     url=${URLS[$i]}
     # Requests wrk gave up on are still worked through by the server: wait until it is idle.
     for _ in $(seq 1 15); do
-        t=$(curl -s -o /dev/null -w '%{time_total}' "${HEADER[@]}" "$BASE$SNIPPET")
+        t=$(curl -s -o /dev/null --max-time 2 -w '%{time_total}' "${HEADER[@]}" "$BASE$SNIPPET" || echo 2)
         if [ "$(echo "$t < 0.5" | bc -l)" = 1 ]; then break; fi
     done
     curl -s -o /dev/null "${HEADER[@]}" "$BASE$url"
