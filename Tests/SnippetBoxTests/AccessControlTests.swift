@@ -212,8 +212,7 @@ final class AccessControlTests: AppTestCase {
     func testLoginFailuresAreRefusedThenRateLimited() async throws {
         var anonymous = TestSession()
         try await send(.GET, "/login", as: anonymous) { response async throws in
-            anonymous.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
-            anonymous.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+            anonymous = TestSession(startedBy: response)
         }
         func attempt(_ password: String) async throws -> (HTTPStatus, String) {
             var result: (HTTPStatus, String) = (.ok, "")
@@ -347,8 +346,7 @@ final class AccessControlTests: AppTestCase {
         for next in ["https://evil.example/", "//evil.example/x", "/\\evil.example"] {
             var anonymous = TestSession()
             try await send(.GET, "/login?next=\(next.urlQueryEscaped)", as: anonymous) { response async throws in
-                anonymous.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
-                anonymous.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+                anonymous = TestSession(startedBy: response)
                 XCTAssertFalse(response.body.string.contains("evil.example"), next)
             }
             try await send(.POST, "/login", as: anonymous, beforeRequest: { req async throws in

@@ -37,8 +37,7 @@ class AppTestCase: XCTestCase {
     func logIn(_ username: String, password: String = AppTestCase.password, file: StaticString = #filePath, line: UInt = #line) async throws -> TestSession {
         var anonymous = TestSession()
         try await app.test(.GET, "\(basePath)/login") { response async throws in
-            anonymous.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
-            anonymous.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+            anonymous = TestSession(startedBy: response)
         }
         var loggedIn = TestSession()
         try await app.test(.POST, "\(basePath)/login", headers: anonymous.headers, beforeRequest: { req async throws in
@@ -143,6 +142,17 @@ class AppTestCase: XCTestCase {
 struct TestSession {
     var cookie = ""
     var csrf = ""
+
+    init(cookie: String = "", csrf: String = "") {
+        self.cookie = cookie
+        self.csrf = csrf
+    }
+
+    /// The session a page started: the cookie it set and the token its form carries.
+    init(startedBy response: XCTHTTPResponse) {
+        cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
+        csrf = Self.csrfToken(in: response.body.string) ?? ""
+    }
 
     var headers: HTTPHeaders {
         var headers = HTTPHeaders()

@@ -175,8 +175,7 @@ final class BadInputAndTrashTests: AppTestCase {
         try await send(.GET, "/login?next=\(("/\"><script>alert(1)</script>").urlQueryEscaped)", as: anonymous) { response async throws in
             XCTAssertEqual(response.status, .ok)
             XCTAssertFalse(response.body.string.contains("<script>alert"))
-            anonymous.cookie = response.headers.setCookie?["snippetbox-session"]?.string ?? ""
-            anonymous.csrf = TestSession.csrfToken(in: response.body.string) ?? ""
+            anonymous = TestSession(startedBy: response)
         }
         try await send(.POST, "/login", as: anonymous, beforeRequest: { req async throws in
             try req.content.encode(["username": attack, "password": "whatever!"], as: .urlEncodedForm)

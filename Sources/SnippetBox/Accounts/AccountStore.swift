@@ -134,6 +134,25 @@ public final class AccountStore: Sendable {
         if let info { cache.withLockedValue { $0[id] = info } }
     }
 
+    /// A library store file of a data directory, by its name there, and the account it belongs to.
+    struct LibraryFile {
+        let name: String
+        let owner: AccountInfo?
+    }
+
+    /// Every library of the data directory: each account's, and the first library while no account
+    /// owns it (a store from before accounts, or `snippetbox seed`), if that file exists.
+    func libraryFiles(in dataDirectory: URL) -> [LibraryFile] {
+        let accounts = all
+        var files = accounts.map { LibraryFile(name: $0.libraryFileName, owner: $0) }
+        let first = AppSettings.firstLibraryFileName
+        if !accounts.contains(where: { $0.libraryFileName == first }),
+           FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent(first).path) {
+            files.append(LibraryFile(name: first, owner: nil))
+        }
+        return files
+    }
+
     /// Removes an account (not its library's files: the caller moves those aside).
     public func remove(_ id: UUID) async throws {
         try await threadPool.runIfActive { [container] in

@@ -44,9 +44,4 @@ public final class Libraries: Sendable {
             try FileManager.default.moveItem(at: folder.appendingPathComponent(name), to: target.appendingPathComponent(name))
         }
     }
-
-    /// Every library file in the data directory, whether its account's store is open or not.
-    public func allStoreURLs(of accounts: [AccountInfo]) -> [URL] {
-        accounts.map(url(of:))
-    }
 }

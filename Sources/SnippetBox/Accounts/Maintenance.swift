@@ -16,12 +16,10 @@ public enum Maintenance {
             if !result.isOK { report(result.description) }
         }
         try run("accounts.store", accounts.container)
-        var libraries = accounts.all.map { ($0.libraryFileName, settings.dataDirectory.appendingPathComponent($0.libraryFileName)) }
-        if libraries.isEmpty && FileManager.default.fileExists(atPath: settings.storeURL.path) {
-            libraries.append((AppSettings.firstLibraryFileName, settings.storeURL))
-        }
-        for (name, url) in libraries where FileManager.default.fileExists(atPath: url.path) {
-            try run(name, try SnippetStore.openContainer(at: url))
+        for library in accounts.libraryFiles(in: settings.dataDirectory) {
+            let url = settings.dataDirectory.appendingPathComponent(library.name)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            try run(library.name, try SnippetStore.openContainer(at: url))
         }
         return healthy
     }

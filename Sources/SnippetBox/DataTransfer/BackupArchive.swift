@@ -27,16 +27,12 @@ enum BackupArchive {
             try? FileManager.default.removeItem(at: partial)
         }
         try accounts.container.backup(to: staging.appendingPathComponent("accounts.store"))
-        for account in accounts.all {
-            try libraryContainer(account).backup(to: staging.appendingPathComponent(account.libraryFileName))
-        }
-        // Before the first account exists, the first library may already hold snippets (a store
-        // from before accounts, or `snippetbox seed`): they are backed up too.
-        let firstLibrary = dataDirectory.appendingPathComponent(AppSettings.firstLibraryFileName)
-        if !accounts.all.contains(where: { $0.libraryFileName == AppSettings.firstLibraryFileName }),
-           FileManager.default.fileExists(atPath: firstLibrary.path) {
-            try SnippetStore.openContainer(at: firstLibrary)
-                .backup(to: staging.appendingPathComponent(AppSettings.firstLibraryFileName))
+        // An account's library through its open container; the first library before any account
+        // owns it (it may already hold snippets) opened for the copy.
+        for library in accounts.libraryFiles(in: dataDirectory) {
+            let container = try library.owner.map(libraryContainer)
+                ?? SnippetStore.openContainer(at: dataDirectory.appendingPathComponent(library.name))
+            try container.backup(to: staging.appendingPathComponent(library.name))
         }
         try FileManager.default.zipItem(at: staging, to: partial, shouldKeepParent: false, compressionMethod: .deflate)
         // Renamed only once complete: a file named like a backup is a whole backup.
@@ -96,16 +92,12 @@ enum BackupArchive {
         }
         let accounts = try AccountStore(dataDirectory: folder, threadPool: .singleton)
         var reports = [("accounts.store", try accounts.container.checkIntegrity())]
-        for account in accounts.all {
-            let url = folder.appendingPathComponent(account.libraryFileName)
+        for library in accounts.libraryFiles(in: folder) {
+            let url = folder.appendingPathComponent(library.name)
             guard FileManager.default.fileExists(atPath: url.path) else {
-                throw ImportError("The archive lacks \(account.libraryFileName), the library of \(account.username).")
+                throw ImportError("The archive lacks \(library.name), the library of \(library.owner?.username ?? "no account").")
             }
-            reports.append((account.libraryFileName, try SnippetStore.openContainer(at: url).checkIntegrity()))
-        }
-        let firstLibrary = folder.appendingPathComponent(AppSettings.firstLibraryFileName)
-        if accounts.all.isEmpty, FileManager.default.fileExists(atPath: firstLibrary.path) {
-            reports.append((AppSettings.firstLibraryFileName, try SnippetStore.openContainer(at: firstLibrary).checkIntegrity()))
+            reports.append((library.name, try SnippetStore.openContainer(at: url).checkIntegrity()))
         }
         if let (name, report) = reports.first(where: { !$0.1.isOK }) {
             throw ImportError("\(name) in the archive is damaged:\n\(report)")
