@@ -78,7 +78,9 @@ extension ModelContext {
         _ layout: EntityLayout, groupExpression: String, join: String?, predicate: Predicate<T>?, text: String?
     ) throws -> [(DatabaseValue, Int)] {
         let alias = RowQuery.alias.quotedIdentifier
-        var sql = "SELECT \(groupExpression), COUNT(DISTINCT \(alias).\"_pk\") FROM \(layout.name.quotedIdentifier) AS \(alias)"
+        // Each row counts once per group: the join is to the rows' own related keys (one per pair), and
+        // predicates become subqueries, which add no rows; so COUNT(*) needs no DISTINCT and its sort.
+        var sql = "SELECT \(groupExpression), COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(alias)"
         var arguments: [DatabaseValue] = []
         var conditions: [String] = []
         if let join { sql += " \(join)" }
@@ -98,9 +100,11 @@ extension ModelContext {
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " GROUP BY 1"
-        return try store.writer.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
-                (row[0] as DatabaseValue, row[1] as Int)
+        return try store.aggregateCache.value(sql: sql, arguments: arguments) {
+            try store.writer.read { db in
+                try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { row in
+                    (row[0] as DatabaseValue, row[1] as Int)
+                }
             }
         }
     }

@@ -93,7 +93,8 @@ extension ModelContext {
         while let model = queue.popLast() {
             let storage = model.storage
             for slot in storage.layout.slots where slot.relationship != nil {
-                for related in storage.loadedRelatedModels(at: slot.index) ?? [] {
+                let related = storage.loadedRelatedModels(at: slot.index) ?? storage.pendingMembership(at: slot.index)?.added ?? []
+                for related in related {
                     guard let relatedModel = related as? any PersistentModel else { continue }
                     let relatedStorage = relatedModel.storage
                     guard relatedStorage.context == nil, !relatedStorage.isDeleted, relatedStorage.mergedInto == nil else { continue }
@@ -154,7 +155,13 @@ extension ModelContext {
         for model in insertionOrder.compactMap({ inserted[$0] }) + Array(changed.values) {
             let storage = model.storage
             for slot in storage.layout.slots {
-                guard let relationship = slot.relationship, let related = storage.loadedRelatedModels(at: slot.index) else { continue }
+                guard let relationship = slot.relationship else { continue }
+                // A relationship with a size limit is loaded to count it when models joined or left it unloaded.
+                if storage.pendingMembership(at: slot.index) != nil,
+                   (relationship.minimumModelCount ?? 0) > 0 || (relationship.maximumModelCount ?? 0) > 0 {
+                    _ = storage.relatedModels(at: slot.index)
+                }
+                guard let related = storage.loadedRelatedModels(at: slot.index) else { continue }
                 let isOptional = slot.valueType is any _OptionalValue.Type
                 if relationship.isToOneRelationship && !isOptional && related.isEmpty {
                     throw SwiftDataError(
@@ -203,19 +210,27 @@ extension ModelContext {
         return ordered
     }
 
-    /// The join-table rewrites a model needs: all of its written to-many relationships when it is new,
-    /// the changed ones otherwise.
+    /// The join-table writes a model needs: all of its written to-many relationships when it is new,
+    /// the changed ones otherwise (only what joined and left, for a relationship that was not loaded).
     func joinWrites(of storage: ModelStorage, onlyDirty: Bool) -> [SaveRequest.JoinWrite] {
-        storage.layout.toManySlots.compactMap { slot in
+        func storages(_ models: [AnyObject]) -> [ModelStorage] {
+            models.compactMap { ($0 as? any PersistentModel)?.storage }
+        }
+        return storage.layout.toManySlots.compactMap { slot in
             guard let table = storage.layout.mapping(for: slot).joinTable,
-                  !onlyDirty || storage.dirtyRelationships.contains(slot.index),
-                  let related = storage.loadedRelatedModels(at: slot.index) else { return nil }
-            let targets = related.compactMap { ($0 as? any PersistentModel)?.storage }.filter { !$0.isDeleted }
+                  !onlyDirty || storage.dirtyRelationships.contains(slot.index) else { return nil }
+            guard let related = storage.loadedRelatedModels(at: slot.index) else {
+                guard let pending = storage.pendingMembership(at: slot.index) else { return nil }
+                return SaveRequest.JoinWrite(
+                    table: table, owner: storage, slotIndex: slot.index,
+                    change: .adjust(added: storages(pending.added).filter { !$0.isDeleted }, removed: storages(pending.removed)))
+            }
+            let targets = storages(related).filter { !$0.isDeleted }
             if onlyDirty, storage.committedToMany[slot.index] == targets.compactMap(\.primaryKey),
                targets.allSatisfy({ $0.primaryKey != nil }) {
                 return nil
             }
-            return SaveRequest.JoinWrite(table: table, owner: storage, slotIndex: slot.index, targets: targets)
+            return SaveRequest.JoinWrite(table: table, owner: storage, slotIndex: slot.index, change: .replace(with: targets))
         }
     }
 

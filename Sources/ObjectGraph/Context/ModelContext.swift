@@ -441,6 +441,10 @@ public final class ModelContext: Equatable {
         for model in changed.values {
             let storage = model.storage
             for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
+            // The store now holds what was waiting in unloaded relationships.
+            for slot in storage.layout.toManySlots where storage.pendingMembership(at: slot.index) != nil {
+                storage.values[slot.index] = ToManyFault()
+            }
             storage.dirtyRelationships.removeAll()
         }
         for storage in request.deletes {

@@ -200,6 +200,11 @@ public protocol _ModelArray {
     static var _isEmptyKeyPath: AnyKeyPath { get }
     static func _make(from models: [AnyObject]) -> Any
     var _models: [AnyObject] { get }
+    /// Whether the array holds this very instance.
+    func _containsIdentical(_ model: AnyObject) -> Bool
+    /// Appends `model` to the array `value` holds, without copying the array; false when `value`
+    /// holds no array of this type (nil, for an optional one).
+    static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool
 }
 
 extension Array: _ModelArray {
@@ -208,4 +213,27 @@ extension Array: _ModelArray {
     public static var _isEmptyKeyPath: AnyKeyPath { \[Element].isEmpty }
     public static func _make(from models: [AnyObject]) -> Any { models.compactMap { $0 as? Element } }
     public var _models: [AnyObject] { compactMap { $0 as AnyObject } }
+
+    public func _containsIdentical(_ model: AnyObject) -> Bool {
+        // Model arrays hold class references, one pointer each: comparing the pointers avoids a
+        // dynamic cast per element, which made linking into a large relationship slow.
+        guard Element.self is AnyObject.Type, MemoryLayout<Element>.stride == MemoryLayout<UnsafeRawPointer>.stride else {
+            return contains { ($0 as AnyObject) === model }
+        }
+        let target = UnsafeRawPointer(Unmanaged.passUnretained(model).toOpaque())
+        return withUnsafeBytes { bytes in
+            stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride).contains {
+                bytes.load(fromByteOffset: $0, as: UnsafeRawPointer.self) == target
+            }
+        }
+    }
+
+    public static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool {
+        guard let element = model as? Element, var array = value as? [Element] else { return false }
+        // The slot lets go of its copy first, so that the array's buffer has one owner and grows in place.
+        value = ()
+        array.append(element)
+        value = asOptional ? Optional(array) as Any : array
+        return true
+    }
 }

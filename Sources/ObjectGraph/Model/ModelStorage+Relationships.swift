@@ -7,7 +7,44 @@ struct ToOneFault {
 }
 
 /// A to-many relationship of a fetched model, not loaded yet: it loads on first access.
-struct ToManyFault {}
+///
+/// Relating a model to it through the inverse (`snippet.tags = [tag]` adds the snippet to
+/// `tag.snippets`) does not load it: the change waits in `pending`, is merged when the relationship
+/// loads, and is written by the next save as added and removed join rows. Otherwise every new
+/// snippet would read all the snippets of its tags and folder, and inserts would slow down as the
+/// store grows.
+struct ToManyFault {
+    var pending: PendingMembership?
+}
+
+/// Models that joined or left a to-many relationship that is not loaded, in the order they joined.
+final class PendingMembership {
+    private(set) var added: [AnyObject] = []
+    private(set) var removed: [AnyObject] = []
+    private var addedIdentities: Set<ObjectIdentifier> = []
+    private var removedIdentities: Set<ObjectIdentifier> = []
+
+    func add(_ member: AnyObject) {
+        let identity = ObjectIdentifier(member)
+        if removedIdentities.remove(identity) != nil { removed.removeAll { $0 === member } }
+        if addedIdentities.insert(identity).inserted { added.append(member) }
+    }
+
+    /// Records a removal even of a model added meanwhile: it may also be among the stored members.
+    func remove(_ member: AnyObject) {
+        let identity = ObjectIdentifier(member)
+        if addedIdentities.remove(identity) != nil { added.removeAll { $0 === member } }
+        if removedIdentities.insert(identity).inserted { removed.append(member) }
+    }
+
+    /// The stored members with these changes applied.
+    func applied(to stored: [AnyObject]) -> [AnyObject] {
+        var members = stored.filter { !removedIdentities.contains(ObjectIdentifier($0)) }
+        let present = Set(members.map(ObjectIdentifier.init))
+        members += added.filter { !present.contains(ObjectIdentifier($0)) }
+        return members
+    }
+}
 
 extension ModelStorage {
     /// Learns which model owns this storage, and links the relationships its initializer set
@@ -35,12 +72,12 @@ extension ModelStorage {
             values[index] = typed
             return typed
         }
-        if value is ToManyFault {
+        if let fault = value as? ToManyFault {
             let mapping = layout.mapping(for: slot)
             guard let loaded = context.map({ $0.loadToMany(of: self, mapping: mapping) }) ?? detachedLoad(mapping) else {
-                return Self.typedValue(for: slot, models: [])
+                return Self.typedValue(for: slot, models: fault.pending?.applied(to: []) ?? [])
             }
-            let typed = Self.typedValue(for: slot, models: loaded)
+            let typed = Self.typedValue(for: slot, models: fault.pending?.applied(to: loaded) ?? loaded)
             values[index] = typed
             committedToMany[index] = loaded.compactMap { ($0 as? any PersistentModel)?.storage.primaryKey }
             return typed
@@ -79,6 +116,43 @@ extension ModelStorage {
         return Self.models(in: value)
     }
 
+    /// The changes waiting in a to-many relationship that is not loaded, if any.
+    func pendingMembership(at index: Int) -> PendingMembership? {
+        (values[index] as? ToManyFault)?.pending
+    }
+
+    /// Records a model joining or leaving a to-many relationship that is not loaded; false when it is loaded.
+    private func recordPendingMembership(of member: AnyObject, at index: Int, joins: Bool) -> Bool {
+        guard var fault = values[index] as? ToManyFault else { return false }
+        let pending = fault.pending ?? PendingMembership()
+        if joins { pending.add(member) } else { pending.remove(member) }
+        fault.pending = pending
+        values[index] = fault
+        dirtyRelationships.insert(index)
+        context?.storageDidChange(self)
+        return true
+    }
+
+    /// Whether a loaded to-many slot holds this very model. A separate function, so that its copy of
+    /// the array is released before the caller appends to the slot's array in place.
+    private func holdsMember(_ member: AnyObject, at index: Int) -> Bool {
+        (resolvedRelationshipValue(at: index) as? any _ModelArray)?._containsIdentical(member) ?? false
+    }
+
+    /// Appends a model to a loaded to-many slot, in place: rebuilding the array for every new member
+    /// made building a large relationship quadratic.
+    private func appendMember(_ member: AnyObject, at index: Int) {
+        let slot = layout.slots[index]
+        var type = slot.valueType
+        let optional = type as? any _OptionalValue.Type
+        if let optional { type = optional.wrappedType }
+        if let arrayType = type as? any _ModelArray.Type,
+           arrayType._append(member, toArrayIn: &values[index], asOptional: optional != nil) {
+            return
+        }
+        values[index] = Self.typedValue(for: slot, models: relatedModels(at: index) + [member])
+    }
+
     /// Sets a relationship and keeps the inverse side of every model it gains or loses in step.
     func setRelationship(_ newValue: Any, at index: Int) {
         let slot = layout.slots[index]
@@ -112,22 +186,25 @@ extension ModelStorage {
 
     /// Adds `owner` to this model's side of the relationship, taking it from any previous owner.
     private func link(_ owner: AnyObject, intoInverse slot: PropertySlot, forwardSlot: PropertySlot) {
-        let current = relatedModels(at: slot.index)
-        if current.contains(where: { $0 === owner }) { return }
         if slot.isForeignKey {
+            let current = relatedModels(at: slot.index)
+            if current.contains(where: { $0 === owner }) { return }
             // A to-one side can point at one owner only: the previous owner loses this model.
             for previous in current {
                 (previous as? any PersistentModel)?.storage.removeMember(model, at: forwardSlot.index)
             }
             values[slot.index] = Self.typedValue(for: slot, models: [owner])
         } else {
-            values[slot.index] = Self.typedValue(for: slot, models: current + [owner])
+            if recordPendingMembership(of: owner, at: slot.index, joins: true) { return }
+            if holdsMember(owner, at: slot.index) { return }
+            appendMember(owner, at: slot.index)
         }
         dirtyRelationships.insert(slot.index)
         context?.storageDidChange(self)
     }
 
     private func unlink(_ owner: AnyObject, fromInverse slot: PropertySlot) {
+        if recordPendingMembership(of: owner, at: slot.index, joins: false) { return }
         let current = relatedModels(at: slot.index)
         guard current.contains(where: { $0 === owner }) else { return }
         if slot.isForeignKey && !(slot.valueType is any _OptionalValue.Type) {
@@ -142,6 +219,7 @@ extension ModelStorage {
     /// Removes one model from a relationship without touching the inverse (the caller maintains it).
     func removeMember(_ member: AnyObject?, at index: Int) {
         guard let member else { return }
+        if recordPendingMembership(of: member, at: index, joins: false) { return }
         let current = relatedModels(at: index)
         guard current.contains(where: { $0 === member }) else { return }
         let slot = layout.slots[index]

@@ -5,13 +5,30 @@ import GRDB
 /// `_fts_<Entity>` whose rows are the entity's rows, kept in step by every save, in its transaction.
 struct FullTextIndex {
     let layout: EntityLayout
+    let tableName: String
+    let columns: [String]
+    /// The statements that keep the index in step, made once: saves run them for every row.
+    private let removeSQL: String
+    private let addSQL: String
+
+    private init(layout: EntityLayout) {
+        self.layout = layout
+        tableName = "_fts_\(layout.name)"
+        columns = layout.spotlightSlots.map(\.name)
+        let columnList = columns.map(\.quotedIdentifier).joined(separator: ", ")
+        removeSQL = """
+            INSERT INTO \(tableName.quotedIdentifier)(\(tableName.quotedIdentifier), rowid, \(columnList))
+            SELECT 'delete', "_pk", \(columnList) FROM \(layout.name.quotedIdentifier) WHERE "_pk" = ?
+            """
+        addSQL = """
+            INSERT INTO \(tableName.quotedIdentifier)(rowid, \(columnList))
+            SELECT "_pk", \(columnList) FROM \(layout.name.quotedIdentifier) WHERE "_pk" = ?
+            """
+    }
 
     static func of(_ layout: EntityLayout) -> FullTextIndex? {
         layout.spotlightSlots.isEmpty ? nil : FullTextIndex(layout: layout)
     }
-
-    var tableName: String { "_fts_\(layout.name)" }
-    var columns: [String] { layout.spotlightSlots.map(\.name) }
 
     /// Creates the index, or rebuilds it when its columns changed (or it is new on existing rows).
     func createOrUpdate(in db: Database) throws {
@@ -30,20 +47,12 @@ struct FullTextIndex {
 
     /// Removes a row's current text from the index; call before the row changes or goes.
     func remove(key: Int64, in db: Database) throws {
-        let columnList = columns.map(\.quotedIdentifier).joined(separator: ", ")
-        try db.cachedStatement(sql: """
-            INSERT INTO \(tableName.quotedIdentifier)(\(tableName.quotedIdentifier), rowid, \(columnList))
-            SELECT 'delete', "_pk", \(columnList) FROM \(layout.name.quotedIdentifier) WHERE "_pk" = ?
-            """).execute(arguments: [key])
+        try db.cachedStatement(sql: removeSQL).execute(arguments: [key])
     }
 
     /// Adds a row's current text to the index; call after the row is written.
     func add(key: Int64, in db: Database) throws {
-        let columnList = columns.map(\.quotedIdentifier).joined(separator: ", ")
-        try db.cachedStatement(sql: """
-            INSERT INTO \(tableName.quotedIdentifier)(rowid, \(columnList))
-            SELECT "_pk", \(columnList) FROM \(layout.name.quotedIdentifier) WHERE "_pk" = ?
-            """).execute(arguments: [key])
+        try db.cachedStatement(sql: addSQL).execute(arguments: [key])
     }
 }
 

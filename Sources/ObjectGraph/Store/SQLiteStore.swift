@@ -18,6 +18,9 @@ final class SQLiteStore: @unchecked Sendable {
     let joinTableColumnsByEntity: [String: [(table: String, column: String)]]
     /// The full-text index of each entity that has `.spotlight` attributes.
     let fullTextIndexes: [String: FullTextIndex]
+    private let insertSQLByEntity: [String: String]
+    /// Counts already computed, until the store changes.
+    let aggregateCache: AggregateCache
 
     /// Opens (creating or migrating) the store of a configuration. `migrationPlan` says how to carry an
     /// older store forward; `migrates: false` opens it as it is, for the contexts of a migration stage.
@@ -29,6 +32,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.schema = schema
         self.layoutsByName = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.layout) })
         self.joinTableColumnsByEntity = Self.joinTableColumns(of: schema)
+        self.insertSQLByEntity = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, Self.insertSQL(of: $0.layout)) })
         self.fullTextIndexes = Dictionary(uniqueKeysWithValues: schema.entities.compactMap { entity in
             FullTextIndex.of(entity.layout).map { (entity.name, $0) }
         })
@@ -77,6 +81,7 @@ final class SQLiteStore: @unchecked Sendable {
                 .loadIssueModelContainer,
                 "cannot open the store at \(configuration.url.path): \(error)")
         }
+        aggregateCache = AggregateCache(storePath: configuration.isStoredInMemoryOnly ? nil : configuration.url.path)
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
         // A migration stage's copy shares the external folder with the store it migrates, whose rows
         // still refer to files the copy may no longer need: only a store opened for use is swept.
@@ -174,8 +179,11 @@ final class SQLiteStore: @unchecked Sendable {
     func count(_ layout: EntityLayout, condition: SQLFragment?) throws -> Int {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
-        return try writer.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(condition?.arguments ?? [])) ?? 0
+        let arguments = condition?.arguments ?? []
+        return try aggregateCache.value(sql: sql, arguments: arguments) {
+            try writer.read { db in
+                try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0
+            }
         }
     }
 
@@ -370,6 +378,7 @@ final class SQLiteStore: @unchecked Sendable {
                 droppedFiles.append(contentsOf: storage.committedExternalFiles.values)
             }
 
+            defer { aggregateCache.storeDidChange() }
             try writer.write { db in
                 var assignedKeys: [ObjectIdentifier: Int64] = [:]
                 func key(of storage: ModelStorage) -> Int64? {
@@ -450,9 +459,15 @@ final class SQLiteStore: @unchecked Sendable {
                 // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
                 for write in request.joinWrites.filter(\.table.isWriter) + request.joinWrites.filter({ !$0.table.isWriter }) {
                     guard let ownerKey = key(of: write.owner) else { continue }
-                    let targetKeys = write.targets.compactMap { key(of: $0) }
-                    try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
-                    result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
+                    switch write.change {
+                    case .replace(let targets):
+                        let targetKeys = targets.compactMap { key(of: $0) }
+                        try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
+                        result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
+                    case .adjust(let added, let removed):
+                        try adjustJoinRows(write.table, ownerKey: ownerKey, added: added.compactMap { key(of: $0) },
+                                           removed: removed.compactMap { key(of: $0) }, in: db)
+                    }
                 }
                 result.assignedKeys = assignedKeys
             }
@@ -493,13 +508,44 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Adds and removes one owner's rows in a join table without reading the others: added models go
+    /// after the current ones. The other side's order needs no write: rows it never ordered come last,
+    /// in the order they were made.
+    private func adjustJoinRows(
+        _ table: RelationshipMapping.JoinTable, ownerKey: Int64, added: [Int64], removed: [Int64], in db: Database
+    ) throws {
+        guard table.isWriter else { return }
+        let name = table.name.quotedIdentifier
+        if !removed.isEmpty {
+            try db.cachedStatement(sql: """
+                DELETE FROM \(name) WHERE "source" = ? AND "destination" IN (SELECT value FROM json_each(?))
+                """).execute(arguments: [ownerKey, Self.jsonArray(removed)])
+        }
+        guard !added.isEmpty else { return }
+        let next = try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COALESCE(MAX("position") + 1, 0) FROM \(name) WHERE "source" = ?
+            """), arguments: [ownerKey]) ?? 0
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO \(name) ("source", "destination", "position") VALUES (?, ?, ?)
+            ON CONFLICT ("source", "destination") DO NOTHING
+            """)
+        for (offset, targetKey) in added.enumerated() {
+            try insert.execute(arguments: [ownerKey, targetKey, next + offset])
+        }
+    }
+
     private func insertRow(_ layout: EntityLayout, values: [DatabaseValue], in db: Database) throws {
+        let sql = insertSQLByEntity[layout.name] ?? Self.insertSQL(of: layout)
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+    }
+
+    /// The INSERT of a whole row, made once per entity: a save of many rows looks it up per row.
+    static func insertSQL(of layout: EntityLayout) -> String {
         let columns = layout.storedColumnSlots.map(\.name.quotedIdentifier).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        let sql = values.isEmpty
+        let placeholders = Array(repeating: "?", count: layout.storedColumnSlots.count).joined(separator: ", ")
+        return layout.storedColumnSlots.isEmpty
             ? "INSERT INTO \(layout.name.quotedIdentifier) DEFAULT VALUES"
             : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
     }
 
     /// Deletes a row and every join-table row that refers to it.
@@ -569,6 +615,7 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     func deleteAllData() throws {
+        defer { aggregateCache.storeDidChange() }
         try writer.write { db in
             for entity in schema.entities {
                 try db.execute(sql: "DELETE FROM \(entity.name.quotedIdentifier)")
@@ -677,5 +724,9 @@ enum StoreErrorMapper {
 
 extension String {
     /// The string as an SQLite identifier: in double quotes, inner quotes doubled.
-    var quotedIdentifier: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    var quotedIdentifier: String {
+        // Names rarely hold a quote, and statements are built per row while saving: skip Foundation's search then.
+        guard utf8.contains(UInt8(ascii: "\"")) else { return "\"" + self + "\"" }
+        return "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 }

@@ -22,12 +22,19 @@ struct SaveRequest {
         let pendingReferences: [Int: ModelStorage]
     }
 
-    /// Rewrites one model's rows in a join table, in the order of its array.
+    /// Writes one model's rows in a join table.
     struct JoinWrite {
+        enum Change {
+            /// The relationship as it now is, in the order of its array.
+            case replace(with: [ModelStorage])
+            /// Models that joined (appended in this order) and left a relationship that was never loaded.
+            case adjust(added: [ModelStorage], removed: [ModelStorage])
+        }
+
         let table: RelationshipMapping.JoinTable
         let owner: ModelStorage
         let slotIndex: Int
-        let targets: [ModelStorage]
+        let change: Change
     }
 
     var inserts: [Insert] = []

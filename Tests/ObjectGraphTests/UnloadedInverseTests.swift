@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+@testable import ObjectGraph
+import XCTest
+
+/// Relating models to a saved model whose side of the relationship is not loaded: the change waits
+/// in the fault instead of loading every member, shows when the side is read, and is saved.
+final class UnloadedInverseTests: StoreTestCase {
+    private func snippetStore() throws -> ModelContainer {
+        try makeContainer(SnippetFolder.self)
+    }
+
+    /// The SELECTs of model data run while `body` runs.
+    private func selects(in container: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
+        try container.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
+    }
+
+    /// A folder "Work" and a tag "swift" with `count` snippets "s0"… in both.
+    private func saveFolderAndTag(with count: Int, in container: ModelContainer) throws {
+        let context = ModelContext(container)
+        let folder = SnippetFolder(name: "Work")
+        let tag = SnippetTag(name: "swift")
+        for index in 0..<count {
+            let snippet = SnippetItem(title: "s\(index)")
+            snippet.folder = folder
+            snippet.tags = [tag]
+            context.insert(snippet)
+        }
+        context.insert(SnippetFolder(name: "Home"))
+        try context.save()
+    }
+
+    private func fetchOne<T: PersistentModel>(_ type: T.Type, in context: ModelContext, where predicate: Predicate<T>) throws -> T {
+        try XCTUnwrap(context.fetch(FetchDescriptor<T>(predicate: predicate)).first)
+    }
+
+    func testRelatingANewModelToSavedOnesReadsNoneOfTheirMembers() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 40, in: container)
+        let context = ModelContext(container)
+        let folder = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Work" })
+        let tag = try fetchOne(SnippetTag.self, in: context, where: #Predicate { $0.name == "swift" })
+
+        let linking = try selects(in: container) {
+            let snippet = SnippetItem(title: "new")
+            snippet.folder = folder
+            snippet.tags = [tag]
+            context.insert(snippet)
+        }
+        XCTAssertEqual(linking, [], "neither the folder's nor the tag's 40 snippets were read")
+        let saving = try selects(in: container) { try context.save() }
+        XCTAssertFalse(saving.contains { $0.contains("\"SnippetItem\"") && !$0.contains("LIMIT 1") },
+                       "saving read no snippets either: \(saving)")
+
+        let fresh = ModelContext(container)
+        let savedTag = try fetchOne(SnippetTag.self, in: fresh, where: #Predicate { $0.name == "swift" })
+        XCTAssertEqual(savedTag.snippets.count, 41)
+        XCTAssertEqual(savedTag.snippets.last?.title, "new", "a new member comes after the others")
+        let savedFolder = try fetchOne(SnippetFolder.self, in: fresh, where: #Predicate { $0.name == "Work" })
+        XCTAssertEqual(savedFolder.snippets.count, 41)
+        XCTAssertEqual(try fetchOne(SnippetItem.self, in: fresh, where: #Predicate { $0.title == "new" }).folder?.name, "Work")
+    }
+
+    func testAnUnloadedSideShowsWaitingChangesWhenRead() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 3, in: container)
+        let context = ModelContext(container)
+        let tag = try fetchOne(SnippetTag.self, in: context, where: #Predicate { $0.name == "swift" })
+        let home = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Home" })
+        let work = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Work" })
+        let leaving = try fetchOne(SnippetItem.self, in: context, where: #Predicate { $0.title == "s1" })
+        let joining = SnippetItem(title: "new")
+        joining.tags = [tag]
+        context.insert(joining)
+        leaving.tags = []
+        leaving.folder = home
+
+        XCTAssertEqual(tag.snippets.map(\.title), ["s0", "s2", "new"], "stored members, less the one that left, plus the new one")
+        XCTAssertEqual(work.snippets.map(\.title), ["s0", "s2"])
+        XCTAssertEqual(home.snippets.map(\.title), ["s1"])
+        try context.save()
+
+        let fresh = ModelContext(container)
+        XCTAssertEqual(try fetchOne(SnippetTag.self, in: fresh, where: #Predicate { $0.name == "swift" }).snippets.map(\.title),
+                       ["s0", "s2", "new"])
+        XCTAssertEqual(try fetchOne(SnippetFolder.self, in: fresh, where: #Predicate { $0.name == "Home" }).snippets.map(\.title), ["s1"])
+        XCTAssertEqual(try fetchOne(SnippetItem.self, in: fresh, where: #Predicate { $0.title == "s1" }).tags, [])
+    }
+
+    func testLeavingAnUnloadedSideIsSavedWithoutReadingIt() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 30, in: container)
+        let context = ModelContext(container)
+        let snippet = try fetchOne(SnippetItem.self, in: context, where: #Predicate { $0.title == "s7" })
+        XCTAssertEqual(snippet.tags.map(\.name), ["swift"])
+        XCTAssertEqual(snippet.folder?.name, "Work")
+        let home = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Home" })
+        let unlinking = try selects(in: container) {
+            snippet.tags = []
+            snippet.folder = home
+        }
+        XCTAssertFalse(unlinking.contains { $0.contains("JOIN") || $0.contains("json_each") },
+                       "no member list was loaded: \(unlinking)")
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let tag = try fetchOne(SnippetTag.self, in: fresh, where: #Predicate { $0.name == "swift" })
+        XCTAssertEqual(tag.snippets.count, 29)
+        XCTAssertFalse(tag.snippets.contains { $0.title == "s7" })
+        XCTAssertEqual(try fetchOne(SnippetFolder.self, in: fresh, where: #Predicate { $0.name == "Work" }).snippets.count, 29)
+    }
+
+    /// `Ingredient.recipes` is the side that writes the join table, so changes reaching it unloaded
+    /// are written as added and removed rows.
+    func testChangesReachingAnUnloadedWritingSideAreWrittenAsRows() throws {
+        let container = try makeContainer(Recipe.self)
+        do {
+            let context = ModelContext(container)
+            let salt = Ingredient(name: "salt")
+            let soup = Recipe(name: "soup")
+            let bread = Recipe(name: "bread")
+            soup.ingredients = [salt]
+            context.insert(soup)
+            context.insert(bread)
+            try context.save()
+        }
+        let context = ModelContext(container)
+        let salt = try fetchOne(Ingredient.self, in: context, where: #Predicate { $0.name == "salt" })
+        let bread = try fetchOne(Recipe.self, in: context, where: #Predicate { $0.name == "bread" })
+        let soup = try fetchOne(Recipe.self, in: context, where: #Predicate { $0.name == "soup" })
+        let pie = Recipe(name: "pie")
+        bread.ingredients.append(salt)
+        pie.ingredients = [salt]
+        context.insert(pie)
+        try context.save()
+        XCTAssertEqual(try rawRows("SELECT COUNT(*) FROM \"_Ingredient_recipes\"").first?[0], 3)
+
+        let reader = ModelContext(container)
+        XCTAssertEqual(try fetchOne(Ingredient.self, in: reader, where: #Predicate { $0.name == "salt" }).recipes.map(\.name),
+                       ["soup", "bread", "pie"], "joined in order, after the stored one")
+
+        soup.ingredients = []
+        try context.save()
+        let last = ModelContext(container)
+        XCTAssertEqual(try fetchOne(Ingredient.self, in: last, where: #Predicate { $0.name == "salt" }).recipes.map(\.name),
+                       ["bread", "pie"])
+    }
+
+    func testRollbackDropsWaitingChanges() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 2, in: container)
+        let context = ModelContext(container)
+        let tag = try fetchOne(SnippetTag.self, in: context, where: #Predicate { $0.name == "swift" })
+        let snippet = SnippetItem(title: "new")
+        snippet.tags = [tag]
+        context.insert(snippet)
+        context.rollback()
+        XCTAssertEqual(tag.snippets.map(\.title), ["s0", "s1"])
+        try context.save()
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<SnippetItem>()), 2)
+    }
+
+    func testAModelRelatedOnlyThroughAnUnloadedSideIsInserted() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 2, in: container)
+        let context = ModelContext(container)
+        let folder = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Home" })
+        let snippet = SnippetItem(title: "reachable")
+        snippet.folder = folder
+        try context.save()
+        let fresh = ModelContext(container)
+        XCTAssertEqual(try fetchOne(SnippetItem.self, in: fresh, where: #Predicate { $0.title == "reachable" }).folder?.name, "Home")
+    }
+}
