@@ -2,7 +2,40 @@ import Foundation
 import ObjectGraph
 import XCTest
 
+/// A unique model that writes a join table (a to-many relationship without an inverse).
+@Model final class Playlist {
+    @Attribute(.unique) var name: String
+    var songs: [Song] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Song {
+    var title: String
+    init(title: String) { self.title = title }
+}
+
 final class UniqueAttributeTests: StoreTestCase {
+    func testADuplicateReplacesTheSavedRowsToManyRelationship() throws {
+        let container = try makeContainer(Playlist.self)
+        do {
+            let context = ModelContext(container)
+            let mix = Playlist(name: "mix")
+            mix.songs = [Song(title: "a"), Song(title: "b")]
+            context.insert(mix)
+            try context.save()
+        }
+        let context = ModelContext(container)
+        let duplicate = Playlist(name: "mix")
+        duplicate.songs = [Song(title: "c")]
+        context.insert(duplicate)
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let saved = try fresh.fetch(FetchDescriptor<Playlist>())
+        XCTAssertEqual(saved.count, 1)
+        XCTAssertEqual(saved.first?.songs.map(\.title), ["c"], "the upsert's songs replace the saved ones")
+    }
+
     func testTheStoreHasAUniqueIndex() throws {
         _ = try makeContainer(Label.self)
         let indexes = try rawRows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Label'")

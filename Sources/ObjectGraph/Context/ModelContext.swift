@@ -359,7 +359,7 @@ public final class ModelContext: Equatable {
                 row.values[slot.index] = fault.primaryKey.databaseValue
                 continue
             }
-            guard let target = (ModelStorage.models(in: value).first as? any PersistentModel)?.storage else { continue }
+            guard let target = (ModelStorage.models(in: value, of: slot).first as? any PersistentModel)?.storage else { continue }
             if let targetStorage = target.mergedInto ?? Optional(target), let key = targetStorage.primaryKey {
                 row.values[slot.index] = key.databaseValue
             } else {

@@ -15,6 +15,8 @@ final class PropertySlot: @unchecked Sendable {
     let relationship: Schema.Relationship?
     /// How the attribute's value becomes a column value and back; nil for relationships and transients.
     let codec: AttributeCodec?
+    /// The model type a relationship refers to.
+    let destinationType: (any PersistentModel.Type)?
 
     init(index: Int, metadata: Schema.PropertyMetadata, entityName: String, errors: inout [SwiftDataError]) {
         self.index = index
@@ -34,8 +36,10 @@ final class PropertySlot: @unchecked Sendable {
             self.relationship = relationship
             self.attribute = nil
             self.codec = nil
+            self.destinationType = destination.modelType
             return
         }
+        self.destinationType = nil
         let attribute = (metadata.metadata as? Schema.Attribute) ?? Schema.Attribute()
         attribute.name = metadata.name
         attribute.valueType = valueType

@@ -106,14 +106,14 @@ extension ModelStorage {
 
     /// The models a relationship slot refers to, loading them if needed.
     func relatedModels(at index: Int) -> [AnyObject] {
-        Self.models(in: resolvedRelationshipValue(at: index))
+        Self.models(in: resolvedRelationshipValue(at: index), of: layout.slots[index])
     }
 
     /// The related models if already in memory, without loading a fault.
     func loadedRelatedModels(at index: Int) -> [AnyObject]? {
         let value = values[index]
         if value is ToOneFault || value is ToManyFault || value is UnloadedValue { return nil }
-        return Self.models(in: value)
+        return Self.models(in: value, of: layout.slots[index])
     }
 
     /// The changes waiting in a to-many relationship that is not loaded, if any.
@@ -166,7 +166,7 @@ extension ModelStorage {
             pendingInverseLinks.insert(index)
             return
         }
-        let new = Self.models(in: newValue)
+        let new = Self.models(in: newValue, of: slot)
         let removed = old.filter { candidate in !new.contains { $0 === candidate } }
         let added = new.filter { candidate in !old.contains { $0 === candidate } }
         linkInverses(of: slot, removed: removed, added: added)
@@ -233,7 +233,7 @@ extension ModelStorage {
     func faultLoadedRelationships() {
         guard primaryKey != nil else { return }
         for slot in layout.foreignKeySlots {
-            guard let target = Self.models(in: values[slot.index]).first as? any PersistentModel,
+            guard let target = Self.models(in: values[slot.index], of: slot).first as? any PersistentModel,
                   let key = target.storage.primaryKey else { continue }
             values[slot.index] = ToOneFault(primaryKey: key)
         }
@@ -243,6 +243,14 @@ extension ModelStorage {
     }
 
     // MARK: Values of the property's exact type
+
+    /// The models a relationship slot's value holds. The slot knows the destination type, which reads
+    /// the value with casts to concrete types: the general path below casts to protocols and bridges
+    /// every element, and saving a large graph called it for every relationship of every model.
+    static func models(in value: Any, of slot: PropertySlot) -> [AnyObject] {
+        if let destination = slot.destinationType { return destination._relatedObjects(in: value) }
+        return models(in: value)
+    }
 
     static func models(in value: Any) -> [AnyObject] {
         if let optional = value as? any _OptionalValue {

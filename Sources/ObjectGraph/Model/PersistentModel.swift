@@ -48,6 +48,13 @@ extension PersistentModel {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The models in a relationship value whose destination is this type: `Self`, `Self?`, `[Self]` or `[Self]?`.
+    static func _relatedObjects(in value: Any) -> [AnyObject] {
+        if let models = value as? [Self] { return models.map { $0 as AnyObject } }
+        if let model = value as? Self { return [model] }
+        return []
+    }
+
     var storage: ModelStorage {
         guard let storage = persistentBackingData as? ModelStorage else {
             preconditionFailure("\(Self.self) has a backing data that ObjectGraph did not create")

@@ -381,6 +381,8 @@ final class SQLiteStore: @unchecked Sendable {
             defer { aggregateCache.storeDidChange() }
             try writer.write { db in
                 var assignedKeys: [ObjectIdentifier: Int64] = [:]
+                /// Inserts that took over a saved row (a unique attribute matched): their rows may have join rows.
+                var tookOverRows: Set<ObjectIdentifier> = []
                 func key(of storage: ModelStorage) -> Int64? {
                     storage.primaryKey ?? assignedKeys[ObjectIdentifier(storage)]
                 }
@@ -437,6 +439,7 @@ final class SQLiteStore: @unchecked Sendable {
                         try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
                         try fullTextIndexes[layout.name]?.add(key: existing, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
+                        tookOverRows.insert(ObjectIdentifier(insert.storage))
                         result.versions[ObjectIdentifier(insert.storage)] = try Int64.fetchOne(
                             db.cachedStatement(sql: "SELECT \"_version\" FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
                             arguments: [existing]) ?? 1
@@ -462,7 +465,9 @@ final class SQLiteStore: @unchecked Sendable {
                     switch write.change {
                     case .replace(let targets):
                         let targetKeys = targets.compactMap { key(of: $0) }
-                        try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
+                        try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys,
+                                          ownerIsNew: write.owner.primaryKey == nil
+                                              && !tookOverRows.contains(ObjectIdentifier(write.owner)), in: db)
                         result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
                     case .adjust(let added, let removed):
                         try adjustJoinRows(write.table, ownerKey: ownerKey, added: added.compactMap { key(of: $0) },
@@ -485,12 +490,17 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Makes a join table hold exactly `targetKeys` for one owner, in that order. The writer side owns
     /// the rows and their `position`; the other side only records its own order in `inversePosition`.
-    private func writeJoinRows(_ table: RelationshipMapping.JoinTable, ownerKey: Int64, targetKeys: [Int64], in db: Database) throws {
+    private func writeJoinRows(
+        _ table: RelationshipMapping.JoinTable, ownerKey: Int64, targetKeys: [Int64], ownerIsNew: Bool, in db: Database
+    ) throws {
         let name = table.name.quotedIdentifier
         if table.isWriter {
-            try db.cachedStatement(sql: """
-                DELETE FROM \(name) WHERE "source" = ? AND "destination" NOT IN (SELECT value FROM json_each(?))
-                """).execute(arguments: [ownerKey, Self.jsonArray(targetKeys)])
+            // A row inserted in this save has no join rows yet: nothing to delete.
+            if !ownerIsNew {
+                try db.cachedStatement(sql: """
+                    DELETE FROM \(name) WHERE "source" = ? AND "destination" NOT IN (SELECT value FROM json_each(?))
+                    """).execute(arguments: [ownerKey, Self.jsonArray(targetKeys)])
+            }
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO \(name) ("source", "destination", "position") VALUES (?, ?, ?)
                 ON CONFLICT ("source", "destination") DO UPDATE SET "position" = excluded."position"
