@@ -43,7 +43,7 @@ extension ModelContext {
             let mapping = layout.mapping(for: slot)
             let storages = results.map(\.storage)
             if slot.isForeignKey {
-                let wanted = Set(storages.compactMap { ($0.values[slot.index] as? ToOneFault)?.primaryKey })
+                let wanted = Set(storages.compactMap { ModelStorage.value($0.values[slot.index], as: ToOneFault.self)?.primaryKey })
                 guard !wanted.isEmpty else { continue }
                 let destination = mapping.destination
                 let query = RowQuery(condition: SQLFragment(
@@ -56,11 +56,11 @@ extension ModelContext {
                     }
                 }
                 for storage in storages {
-                    guard let fault = storage.values[slot.index] as? ToOneFault else { continue }
+                    guard let fault = ModelStorage.value(storage.values[slot.index], as: ToOneFault.self) else { continue }
                     storage.values[slot.index] = ModelStorage.typedValue(for: slot, models: byKey[fault.primaryKey].map { [$0] } ?? [])
                 }
             } else {
-                let owners = storages.filter { $0.values[slot.index] is ToManyFault }
+                let owners = storages.filter { ModelStorage.holds($0.values[slot.index], ToManyFault.self) }
                 let ownerKeys = owners.compactMap(\.primaryKey)
                 guard !ownerKeys.isEmpty else { continue }
                 var byOwner: [Int64: [AnyObject]] = [:]
@@ -169,7 +169,7 @@ extension ModelContext {
                         "\(storage.layout.name).\(slot.name) is required but has no \(relationship.destination)",
                         entity: storage.layout.name, property: slot.name)
                 }
-                guard !relationship.isToOneRelationship, !(isOptional && storage.values[slot.index] is UnsetValue) else { continue }
+                guard !relationship.isToOneRelationship, !(isOptional && ModelStorage.holds(storage.values[slot.index], UnsetValue.self)) else { continue }
                 if let minimum = relationship.minimumModelCount, minimum > 0, related.count < minimum {
                     throw SwiftDataError(
                         .modelValidationFailure,

@@ -329,12 +329,12 @@ public final class ModelContext: Equatable {
         for slot in storage.layout.columnSlots {
             guard let codec = slot.codec else { continue }
             var value = storage.values[slot.index]
-            if value is UnloadedValue {
+            if ModelStorage.holds(value, UnloadedValue.self) {
                 // Not read, so not changed: keep the stored value.
                 row.values[slot.index] = storage.committedRow?[slot.index] ?? .null
                 continue
             }
-            if value is UnsetValue {
+            if ModelStorage.holds(value, UnsetValue.self) {
                 guard let fallback = storage.fallbackValue(at: slot.index) else {
                     throw SwiftDataError(
                         .modelValidationFailure,
@@ -351,11 +351,11 @@ public final class ModelContext: Equatable {
         }
         for slot in storage.layout.foreignKeySlots {
             let value = storage.values[slot.index]
-            if value is UnloadedValue {
+            if ModelStorage.holds(value, UnloadedValue.self) {
                 row.values[slot.index] = storage.committedRow?[slot.index] ?? .null
                 continue
             }
-            if let fault = value as? ToOneFault {
+            if let fault = ModelStorage.value(value, as: ToOneFault.self) {
                 row.values[slot.index] = fault.primaryKey.databaseValue
                 continue
             }

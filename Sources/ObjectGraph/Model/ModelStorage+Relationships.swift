@@ -61,10 +61,10 @@ extension ModelStorage {
 
     /// The value of a relationship slot, loading it through the context on first access.
     func resolvedRelationshipValue(at index: Int) -> Any {
-        if values[index] is UnloadedValue { loadUnloadedColumns() }
+        if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns() }
         let slot = layout.slots[index]
         let value = values[index]
-        if let fault = value as? ToOneFault {
+        if let fault = Self.value(value, as: ToOneFault.self) {
             let destination = layout.mapping(for: slot).destination
             let related = context.map { $0.resolveToOne(destination, primaryKey: fault.primaryKey) }
                 ?? detachedLoad(destination, primaryKey: fault.primaryKey)
@@ -72,7 +72,7 @@ extension ModelStorage {
             values[index] = typed
             return typed
         }
-        if let fault = value as? ToManyFault {
+        if let fault = Self.value(value, as: ToManyFault.self) {
             let mapping = layout.mapping(for: slot)
             guard let loaded = context.map({ $0.loadToMany(of: self, mapping: mapping) }) ?? detachedLoad(mapping) else {
                 return Self.typedValue(for: slot, models: fault.pending?.applied(to: []) ?? [])
@@ -82,7 +82,7 @@ extension ModelStorage {
             committedToMany[index] = loaded.compactMap { ($0 as? any PersistentModel)?.storage.primaryKey }
             return typed
         }
-        if value is UnsetValue, slot.isToMany {
+        if Self.holds(value, UnsetValue.self), slot.isToMany {
             return Self.typedValue(for: slot, models: [])
         }
         return value
@@ -112,18 +112,20 @@ extension ModelStorage {
     /// The related models if already in memory, without loading a fault.
     func loadedRelatedModels(at index: Int) -> [AnyObject]? {
         let value = values[index]
-        if value is ToOneFault || value is ToManyFault || value is UnloadedValue { return nil }
+        if Self.holds(value, ToOneFault.self) || Self.holds(value, ToManyFault.self) || Self.holds(value, UnloadedValue.self) {
+            return nil
+        }
         return Self.models(in: value, of: layout.slots[index])
     }
 
     /// The changes waiting in a to-many relationship that is not loaded, if any.
     func pendingMembership(at index: Int) -> PendingMembership? {
-        (values[index] as? ToManyFault)?.pending
+        Self.value(values[index], as: ToManyFault.self)?.pending
     }
 
     /// Records a model joining or leaving a to-many relationship that is not loaded; false when it is loaded.
     private func recordPendingMembership(of member: AnyObject, at index: Int, joins: Bool) -> Bool {
-        guard var fault = values[index] as? ToManyFault else { return false }
+        guard var fault = Self.value(values[index], as: ToManyFault.self) else { return false }
         let pending = fault.pending ?? PendingMembership()
         if joins { pending.add(member) } else { pending.remove(member) }
         fault.pending = pending
@@ -157,15 +159,19 @@ extension ModelStorage {
     func setRelationship(_ newValue: Any, at index: Int) {
         let slot = layout.slots[index]
         let hasInverse = layout.mapping(for: slot).inverse != nil
+        guard model != nil else {
+            // Still initializing (property defaults and the initializer's assignments land here): the
+            // inverses are linked once, when the model is adopted, so the old value needs no unlinking.
+            values[index] = newValue
+            dirtyRelationships.insert(index)
+            if hasInverse { pendingInverseLinks.insert(index) }
+            return
+        }
         let old = hasInverse ? relatedModels(at: index) : []
         values[index] = newValue
         dirtyRelationships.insert(index)
         context?.storageDidChange(self)
         guard hasInverse else { return }
-        guard model != nil else {
-            pendingInverseLinks.insert(index)
-            return
-        }
         let new = Self.models(in: newValue, of: slot)
         let removed = old.filter { candidate in !new.contains { $0 === candidate } }
         let added = new.filter { candidate in !old.contains { $0 === candidate } }
@@ -237,7 +243,7 @@ extension ModelStorage {
                   let key = target.storage.primaryKey else { continue }
             values[slot.index] = ToOneFault(primaryKey: key)
         }
-        for slot in layout.toManySlots where !(values[slot.index] is ToManyFault) {
+        for slot in layout.toManySlots where !Self.holds(values[slot.index], ToManyFault.self) {
             values[slot.index] = ToManyFault()
         }
     }

@@ -7,6 +7,19 @@ struct UnsetValue {}
 /// Marks a column left out by `FetchDescriptor.propertiesToFetch`: it is read on first access.
 struct UnloadedValue {}
 
+extension ModelStorage {
+    /// Whether a slot's value is one of the markers above (or a fault). Comparing the dynamic type is
+    /// a load and a compare, where `is` on an `Any` runs the runtime's general cast; these checks run
+    /// on every property access and for every relationship of every model a save looks at.
+    @inline(__always) static func holds<Marker>(_ value: Any, _ marker: Marker.Type) -> Bool {
+        type(of: value) == marker
+    }
+
+    @inline(__always) static func value<Marker>(_ value: Any, as marker: Marker.Type) -> Marker? {
+        holds(value, marker) ? value as? Marker : nil
+    }
+}
+
 /// The values of one model instance and its bookkeeping: row key, context, last saved state.
 ///
 /// `DefaultBackingData<Model>` is the generic face `@Model` code sees; the context works with this
@@ -124,7 +137,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         guard let index = layout.slotIndexByKeyPath[key] else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
-        if values[index] is UnloadedValue { loadUnloadedColumns() }
+        if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns() }
         if layout.slots[index].relationship != nil {
             if let value = resolvedRelationshipValue(at: index) as? Value { return value }
         } else if let value = values[index] as? Value {

@@ -56,7 +56,8 @@ extension PersistentModel {
     }
 
     var storage: ModelStorage {
-        guard let storage = persistentBackingData as? ModelStorage else {
+        // Through AnyObject, the cast is a class cast, not the general cast from an existential.
+        guard let storage = (persistentBackingData as AnyObject) as? ModelStorage else {
             preconditionFailure("\(Self.self) has a backing data that ObjectGraph did not create")
         }
         return storage
