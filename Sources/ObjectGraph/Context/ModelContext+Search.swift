@@ -65,8 +65,11 @@ extension ModelContext {
             """
         let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
 
-        let total = try store.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) \(from)", arguments: StatementArguments(arguments)) ?? 0
+        let countSQL = "SELECT COUNT(*) \(from)"
+        let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments) {
+            try store.writer.read { db in
+                try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(arguments)) ?? 0
+            }
         }
         let rank = "bm25(\(fts)\(weightList.map { ", \($0)" }.joined()))"
         let excerpts = layout.spotlightSlots.indices.map { column in
