@@ -102,7 +102,7 @@ extension ModelContext {
         sql += " GROUP BY 1"
         return try store.aggregateCache.value(sql: sql, arguments: arguments) {
             try store.writer.read { db in
-                try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { row in
+                try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)).map { row in
                     (row[0] as DatabaseValue, row[1] as Int)
                 }
             }

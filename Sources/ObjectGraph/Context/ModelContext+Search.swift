@@ -68,7 +68,7 @@ extension ModelContext {
         let countSQL = "SELECT COUNT(*) \(from)"
         let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments) {
             try store.writer.read { db in
-                try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(arguments)) ?? 0
+                try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
         }
         let rank = "bm25(\(fts)\(weightList.map { ", \($0)" }.joined()))"

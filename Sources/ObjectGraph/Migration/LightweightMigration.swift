@@ -161,7 +161,7 @@ struct LightweightMigration {
         try db.execute(
             sql: "INSERT INTO \(temporary.quotedIdentifier) (\(columns.joined(separator: ", "))) "
                 + "SELECT \(plan.expressions.joined(separator: ", ")) FROM \(layout.name.quotedIdentifier)",
-            arguments: StatementArguments(plan.arguments))
+            arguments: StatementArguments(columnValues: plan.arguments))
         try db.execute(sql: "DROP TABLE \(layout.name.quotedIdentifier)")
         try db.execute(sql: "ALTER TABLE \(temporary.quotedIdentifier) RENAME TO \(layout.name.quotedIdentifier)")
     }

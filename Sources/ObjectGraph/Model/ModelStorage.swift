@@ -56,9 +56,13 @@ class ModelStorage {
     /// Columns not read yet (see `propertiesToFetch`); their committed values are unknown until read.
     var unloadedSlots: Set<Int> = []
 
-    init(layout: EntityLayout) {
+    /// Set on the backing data a model from a row gets while its property defaults run: they are dropped.
+    let discardsWrites: Bool
+
+    init(layout: EntityLayout, discardingWrites: Bool = false) {
         self.layout = layout
-        self.values = Array(repeating: UnsetValue(), count: layout.slots.count)
+        self.discardsWrites = discardingWrites
+        self.values = discardingWrites ? [] : Array(repeating: UnsetValue(), count: layout.slots.count)
     }
 
     var identifier: PersistentIdentifier {
@@ -124,6 +128,10 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         super.init(layout: EntityLayout.of(modelType))
     }
 
+    init(discardingWritesFor modelType: Model.Type) {
+        super.init(layout: EntityLayout.of(modelType), discardingWrites: true)
+    }
+
     var persistentModelID: PersistentIdentifier? {
         get { identifier }
         set {
@@ -148,6 +156,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
     }
 
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+        if discardsWrites { return }
         guard let index = layout.slotIndexByKeyPath[key] else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }

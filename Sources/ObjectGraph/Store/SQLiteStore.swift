@@ -155,7 +155,7 @@ final class SQLiteStore: @unchecked Sendable {
         return try writer.read { db in
             let statement = try db.cachedStatement(sql: sql)
             var rows: [(leading: [DatabaseValue], row: FetchedRow)] = []
-            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(columnValues: arguments))
             while let row = try cursor.next() {
                 let leading: [DatabaseValue] = (0..<leadingColumns).map { row[$0] }
                 let primaryKey: Int64 = row[leadingColumns]
@@ -172,7 +172,7 @@ final class SQLiteStore: @unchecked Sendable {
     func fetchKeys(_ layout: EntityLayout, query: RowQuery) throws -> [Int64] {
         let (sql, arguments) = query.sql(selecting: "\(RowQuery.alias.quotedIdentifier).\"_pk\"", from: layout)
         return try writer.read { db in
-            try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+            try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments))
         }
     }
 
@@ -182,7 +182,7 @@ final class SQLiteStore: @unchecked Sendable {
         let arguments = condition?.arguments ?? []
         return try aggregateCache.value(sql: sql, arguments: arguments) {
             try writer.read { db in
-                try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0
+                try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
         }
     }
@@ -250,7 +250,7 @@ final class SQLiteStore: @unchecked Sendable {
         try fill(storage, from: row, layout: layout, unloaded: unloaded)
         storage.storeIdentifier = identifier
         storage.store = self
-        let object = T(backingData: storage)
+        let object = RowMaterialization.initializing(T.self) { T(backingData: storage) }
         storage.model = object
         return object
     }
@@ -393,7 +393,7 @@ final class SQLiteStore: @unchecked Sendable {
                     let keys = try Int64.fetchAll(
                         db, sql: "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" FROM \(batch.layout.name.quotedIdentifier) "
                             + "AS \(RowQuery.alias.quotedIdentifier)" + (batch.condition.map { " WHERE \($0.sql)" } ?? ""),
-                        arguments: StatementArguments(batch.condition?.arguments ?? []))
+                        arguments: StatementArguments(columnValues: batch.condition?.arguments ?? []))
                     droppedFiles += try externalFileNames(of: batch.layout, keys: keys, in: db)
                     for key in keys { try deleteRow(of: batch.layout, key: key, in: db) }
                     result.batchDeletedKeys[batch.layout.name, default: []].formUnion(keys)
@@ -546,7 +546,7 @@ final class SQLiteStore: @unchecked Sendable {
 
     private func insertRow(_ layout: EntityLayout, values: [DatabaseValue], in db: Database) throws {
         let sql = insertSQLByEntity[layout.name] ?? Self.insertSQL(of: layout)
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(columnValues: values))
     }
 
     /// The INSERT of a whole row, made once per entity: a save of many rows looks it up per row.
@@ -582,7 +582,7 @@ final class SQLiteStore: @unchecked Sendable {
             sql += " AND \"_version\" = ?"
             arguments.append(expectedVersion.databaseValue)
         }
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(columnValues: arguments))
         if expectedVersion != nil && db.changesCount == 0 {
             let stillThere = try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?", arguments: [key]) ?? false

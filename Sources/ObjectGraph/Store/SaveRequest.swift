@@ -82,3 +82,12 @@ struct SQLFragment {
         self.arguments = arguments
     }
 }
+
+extension StatementArguments {
+    /// Arguments from column values. GRDB's initializer for a sequence of concrete values maps each one
+    /// through a key path, thousands of instructions a value (a save binds every column of every row);
+    /// its initializer for optional existentials reads each value directly.
+    init(columnValues: [DatabaseValue]) {
+        self.init(columnValues.map { $0 as (any DatabaseValueConvertible)? })
+    }
+}
