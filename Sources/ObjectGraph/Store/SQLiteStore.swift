@@ -265,6 +265,16 @@ final class SQLiteStore: @unchecked Sendable {
             committed[slot.index] = stored
             return
         }
+        if !slot.isExternalStorage, let codec = slot.codec {
+            // Most columns hold their value inline: decode it straight into the slot.
+            do {
+                storage.values[slot.index] = try codec.decode(stored)
+            } catch let error as SwiftDataError {
+                throw error.located(entity: storage.layout.name, property: slot.name)
+            }
+            committed[slot.index] = stored
+            return
+        }
         let decoded = try decodeColumn(stored, slot: slot, entity: storage.layout.name, rowKey: rowKey)
         storage.values[slot.index] = decoded.value
         committed[slot.index] = decoded.inline
