@@ -40,6 +40,26 @@ public macro Relationship(
 @attached(peer)
 public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "TransientMacro")
 
+/// Declares the indexes of a model's table, as SwiftData's `#Index` does: each array is one index,
+/// on several columns when it names several properties. Index what fetches filter and sort by, in
+/// the order a query narrows: equality tests first, then the sort key.
+///
+/// ```swift
+/// @Model final class Snippet {
+///     #Index<Snippet>([\.updatedAt], [\.deletedAt, \.folder])
+///     var updatedAt: Date = .now
+///     var deletedAt: Date?
+///     var folder: Folder?
+/// }
+/// ```
+///
+/// Key paths may name stored attributes and to-one relationships (whose column holds the related
+/// row's key); a container refuses to open on anything else. The indexes are created whenever a
+/// store opens, so a store written before an index was declared gets it on its next open, without a
+/// migration; an index no longer declared is dropped then.
+@freestanding(declaration, names: named(_objectGraphIndexes))
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "ObjectGraphMacros", type: "IndexMacro")
+
 /// Routes a stored property through the model's backing data. `@Model` adds it; don't write it by hand.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))

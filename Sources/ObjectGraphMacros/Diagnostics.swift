@@ -11,6 +11,12 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
     case modelActorOnNonActor
     case destructuringPattern
     case conditionalProperty
+    case indexWithoutModelType
+    case indexOutsideClass
+    case indexWithoutIndices
+    case indexNotAnArray
+    case emptyIndex
+    case multipleIndexMacros
 
     var message: String {
         switch self {
@@ -32,10 +38,34 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
             "a persisted property needs a name of its own: declare each one separately, or mark this one @Transient"
         case .conditionalProperty:
             "a persisted property cannot be declared inside #if: declare it unconditionally, or mark it @Transient"
+        case .indexWithoutModelType:
+            "#Index needs the model class as its generic argument: #Index<Snippet>([\\.title])"
+        case .indexOutsideClass:
+            "#Index can only be used in the body of a @Model class"
+        case .indexWithoutIndices:
+            "#Index needs at least one index: an array of key paths, such as #Index<Snippet>([\\.title])"
+        case .indexNotAnArray:
+            "each index of #Index is an array of key paths: write [\\.title], or [\\.a, \\.b] for an index on both"
+        case .emptyIndex:
+            "an index needs at least one key path: remove the empty array or name the properties to index"
+        case .multipleIndexMacros:
+            "a model can use #Index once: list all its indexes in one #Index, one array per index"
         }
     }
 
     var diagnosticID: MessageID { MessageID(domain: "ObjectGraphMacros", id: rawValue) }
+    var severity: DiagnosticSeverity { .error }
+}
+
+/// `#Index<Other>` in the body of another class: its key paths could not name this model's columns.
+struct IndexOfOtherTypeDiagnostic: DiagnosticMessage {
+    let written: String
+    let enclosing: String
+
+    var message: String {
+        "#Index<\(written)> is declared in \(enclosing): the generic argument must be the model class itself, #Index<\(enclosing)>"
+    }
+    var diagnosticID: MessageID { MessageID(domain: "ObjectGraphMacros", id: "indexOfOtherType") }
     var severity: DiagnosticSeverity { .error }
 }
 

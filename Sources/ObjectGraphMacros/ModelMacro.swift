@@ -25,6 +25,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             ModelProperty.analyse($0.decl, diagnosingIn: context)
         }
         diagnoseConditionalProperties(in: classDecl.memberBlock.members, context: context)
+        diagnoseRepeatedIndexMacros(in: classDecl.memberBlock.members, context: context)
         let persisted = properties.filter { $0.kind != .notPersisted }
 
         let metadataEntries = persisted.map { property in
@@ -109,6 +110,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 diagnoseConditionalProperties(in: nested, context: context)
             }
+        }
+    }
+
+    /// Each `#Index` declares the same static member, so a second one would be a redeclaration.
+    private static func diagnoseRepeatedIndexMacros(in members: MemberBlockItemListSyntax, context: some MacroExpansionContext) {
+        let indexMacros = members.compactMap { $0.decl.as(MacroExpansionDeclSyntax.self) }
+            .filter { $0.macroName.text == "Index" }
+        for repeated in indexMacros.dropFirst() {
+            context.diagnose(Diagnostic(node: repeated, message: ObjectGraphDiagnostic.multipleIndexMacros))
         }
     }
 

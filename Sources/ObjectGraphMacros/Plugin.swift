@@ -11,5 +11,6 @@ struct ObjectGraphMacrosPlugin: CompilerPlugin {
         RelationshipMacro.self,
         TransientMacro.self,
         ModelActorMacro.self,
+        IndexMacro.self,
     ]
 }

@@ -11,6 +11,7 @@ let testMacros: [String: Macro.Type] = [
     "Relationship": RelationshipMacro.self,
     "Transient": TransientMacro.self,
     "ModelActor": ModelActorMacro.self,
+    "Index": IndexMacro.self,
 ]
 
 /// The conformances the compiler passes to the extension role of `@Model` for a class that has none

@@ -103,6 +103,8 @@ final class EntityLayout: @unchecked Sendable {
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
     let toManySlots: [PropertySlot]
+    /// The indexes `#Index` declares, each the slots of its columns in order; repeats are left out.
+    let indexes: [[PropertySlot]]
     private let mappings = LockedValue<[Int: RelationshipMapping]>([:])
     let hasInstanceStoredProperties: Bool
     let buildErrors: [SwiftDataError]
@@ -117,14 +119,79 @@ final class EntityLayout: @unchecked Sendable {
         self.name = name
         self.modelType = modelType
         self.slots = slots
-        self.slotIndexByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { first, _ in first })
+        let slotIndexByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { first, _ in first })
+        self.slotIndexByKeyPath = slotIndexByKeyPath
         self.slotsByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.columnSlots = slots.filter(\.isColumn)
         self.foreignKeySlots = slots.filter(\.isForeignKey)
         self.storedColumnSlots = columnSlots + foreignKeySlots
         self.toManySlots = slots.filter(\.isToMany)
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
+        self.indexes = Self.resolveIndexes(
+            modelType._objectGraphIndexes, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
+            errors: &errors)
         self.buildErrors = errors
+    }
+
+    /// The name of an index's table entry, from the entity and its columns, so that reopening a store
+    /// finds the index it created before.
+    static func indexName(entity: String, columns: [PropertySlot]) -> String {
+        ([entity] + columns.map(\.name) + ["index"]).joined(separator: "_")
+    }
+
+    /// Turns the key paths of `#Index` into columns. A key path without a column (a to-many relationship,
+    /// a transient or computed property) is reported rather than skipped, as an index that silently
+    /// lost a column would not serve the queries it was declared for.
+    private static func resolveIndexes(
+        _ declared: [[AnyKeyPath]], entityName: String, slots: [PropertySlot],
+        slotIndexByKeyPath: [AnyKeyPath: Int], errors: inout [SwiftDataError]
+    ) -> [[PropertySlot]] {
+        var indexes: [[PropertySlot]] = []
+        var columnsByIndexName: [String: [Int]] = [:]
+        for keyPaths in declared {
+            var columns: [PropertySlot] = []
+            for keyPath in keyPaths {
+                guard let slot = slotIndexByKeyPath[keyPath].map({ slots[$0] }) else {
+                    errors.append(SwiftDataError(
+                        .unsupportedKeyPath,
+                        "the #Index of \(entityName) names \(keyPath), which is not a persisted property of \(entityName): "
+                            + "only stored attributes and to-one relationships have a column to index "
+                            + "(a @Transient or computed property has none)",
+                        entity: entityName))
+                    continue
+                }
+                if slot.isToMany {
+                    errors.append(SwiftDataError(
+                        .unsupportedKeyPath,
+                        "the #Index of \(entityName) names \(slot.name), a to-many relationship, which has no column in "
+                            + "\(entityName)'s table: index the to-one relationship on the other side instead",
+                        entity: entityName, property: slot.name))
+                } else if !(slot.isColumn || slot.isForeignKey) {
+                    errors.append(SwiftDataError(
+                        .unsupportedKeyPath,
+                        "the #Index of \(entityName) names \(slot.name), which is not stored in \(entityName)'s table "
+                            + "(a transient attribute has no column): index stored attributes and to-one relationships only",
+                        entity: entityName, property: slot.name))
+                } else {
+                    columns.append(slot)
+                }
+            }
+            guard !columns.isEmpty, columns.count == keyPaths.count else { continue }
+            let name = indexName(entity: entityName, columns: columns)
+            if let existing = columnsByIndexName[name] {
+                if existing != columns.map(\.index) {
+                    errors.append(SwiftDataError(
+                        .unsupportedKeyPath,
+                        "two indexes of \(entityName) would both be named \(name), because their property names "
+                            + "contain underscores: rename one of the properties",
+                        entity: entityName))
+                }
+                continue
+            }
+            columnsByIndexName[name] = columns.map(\.index)
+            indexes.append(columns)
+        }
+        return indexes
     }
 
     private static let cache = LockedValue<[ObjectIdentifier: EntityLayout]>([:])

@@ -10,9 +10,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     init(backingData: any BackingData<Self>)
     var persistentBackingData: any BackingData<Self> { get set }
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
+    /// The indexes `#Index` declares, each a list of key paths of the model. Not part of SwiftData's
+    /// protocol, which keeps them in its schema; the default is no index.
+    static var _objectGraphIndexes: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
+    public static var _objectGraphIndexes: [[AnyKeyPath]] { [] }
+
     /// The model's identifier: temporary until its first save, permanent afterwards.
     public var persistentModelID: PersistentIdentifier { storage.identifier }
 

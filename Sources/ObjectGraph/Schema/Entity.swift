@@ -49,6 +49,11 @@ extension Schema {
             attributes.filter(\.isUnique).map { [$0.name] }
         }
 
+        /// The indexes `#Index` declares, each the names of its properties in order, as in SwiftData.
+        public var indices: [[String]] {
+            layout.indexes.map { $0.map(\.name) }
+        }
+
         public var description: String { SchemaDescription.describe(self) }
 
         public static func == (lhs: Entity, rhs: Entity) -> Bool {

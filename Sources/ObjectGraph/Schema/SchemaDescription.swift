@@ -19,6 +19,9 @@ struct SchemaDescription {
                 lines.append("  \(slot.name): \(slot.valueType)\(options)")
             }
         }
+        for index in entity.indices {
+            lines.append("  #Index [\(index.joined(separator: ", "))]")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -58,9 +58,36 @@ struct StoreSchemaWriter {
             let index = "\(layout.name)_\(slot.name)_key".quotedIdentifier
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
         }
+        try createDeclaredIndexes(of: layout, in: db)
         for slot in layout.toManySlots {
             guard let joinTable = layout.mapping(for: slot).writtenJoinTable else { continue }
             try Self.createJoinTable(joinTable.name, in: db)
+        }
+    }
+
+    /// The indexes `#Index` declares, created on every open so that a store written before an index
+    /// was declared gets it without a migration. An index ObjectGraph made for an index no longer
+    /// declared is dropped, as every write would keep paying for it; ObjectGraph's names end in `_index`
+    /// (those of unique attributes and foreign keys do not), which tells them from other indexes.
+    private func createDeclaredIndexes(of layout: EntityLayout, in db: Database) throws {
+        let table = layout.name.quotedIdentifier
+        let existing = try db.indexes(on: layout.name).filter { $0.origin == .createIndex && !$0.isUnique }
+        let existingColumns = Dictionary(existing.map { ($0.name, $0.columns) }, uniquingKeysWith: { first, _ in first })
+        var declared = Set<String>()
+        for columns in layout.indexes {
+            let name = EntityLayout.indexName(entity: layout.name, columns: columns)
+            let columnNames = columns.map(\.name)
+            declared.insert(name)
+            if let found = existingColumns[name] {
+                if found == columnNames { continue }
+                // The same name on other columns: property names with underscores, changed since.
+                try db.execute(sql: "DROP INDEX \(name.quotedIdentifier)")
+            }
+            let list = columnNames.map(\.quotedIdentifier).joined(separator: ", ")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedIdentifier) ON \(table)(\(list))")
+        }
+        for index in existing where index.name.hasSuffix("_index") && !declared.contains(index.name) {
+            try db.execute(sql: "DROP INDEX IF EXISTS \(index.name.quotedIdentifier)")
         }
     }
 

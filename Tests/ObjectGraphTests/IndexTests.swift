@@ -1,0 +1,280 @@
+import Foundation
+import GRDB
+@testable import ObjectGraph
+import XCTest
+
+// The same entity, `Jot`, without and with indexes, as an app's history would have it.
+
+enum UnindexedJots {
+    @Model final class Jot {
+        var title: String = ""
+        var updatedAt: Date = Date.now
+        var deletedAt: Date?
+        var tray: Tray?
+        init(title: String, updatedAt: Date) {
+            self.title = title
+            self.updatedAt = updatedAt
+        }
+    }
+
+    @Model final class Tray {
+        var name: String = ""
+        @Relationship(inverse: \Jot.tray) var jots: [Jot] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+enum IndexedJots {
+    @Model final class Jot {
+        #Index<Jot>([\.updatedAt], [\.deletedAt, \.tray], [\.title], [\.updatedAt])
+        var title: String = ""
+        var updatedAt: Date = Date.now
+        var deletedAt: Date?
+        var tray: Tray?
+        init(title: String, updatedAt: Date) {
+            self.title = title
+            self.updatedAt = updatedAt
+        }
+    }
+
+    @Model final class Tray {
+        var name: String = ""
+        @Relationship(inverse: \Jot.tray) var jots: [Jot] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+/// A later version that renames an attribute, which rebuilds the table, and indexes the renamed one.
+enum RenamedIndexedJots {
+    @Model final class Jot {
+        #Index<Jot>([\.changedAt], [\.deletedAt, \.tray])
+        var title: String = ""
+        @Attribute(originalName: "updatedAt") var changedAt: Date = Date.now
+        var deletedAt: Date?
+        var tray: Tray?
+        init(title: String, changedAt: Date) {
+            self.title = title
+            self.changedAt = changedAt
+        }
+    }
+
+    @Model final class Tray {
+        var name: String = ""
+        @Relationship(inverse: \Jot.tray) var jots: [Jot] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+// Indexes a container must refuse: nothing in the table to index.
+
+@Model final class ToManyIndexed {
+    #Index<ToManyIndexed>([\.name], [\.parts])
+    var name: String = ""
+    @Relationship(inverse: \IndexedPart.owner) var parts: [IndexedPart] = []
+    init() {}
+}
+
+@Model final class IndexedPart {
+    var owner: ToManyIndexed?
+    init() {}
+}
+
+@Model final class TransientIndexed {
+    #Index<TransientIndexed>([\.name, \.cache])
+    var name: String = ""
+    @Transient var cache: Int = 0
+    init() {}
+}
+
+@Model final class ComputedIndexed {
+    #Index<ComputedIndexed>([\.shout])
+    var name: String = ""
+    var shout: String { name.uppercased() }
+    init() {}
+}
+
+@Model final class EphemeralIndexed {
+    #Index<EphemeralIndexed>([\.draft])
+    var name: String = ""
+    @Attribute(.ephemeral) var draft: String = ""
+    init() {}
+}
+
+final class IndexTests: StoreTestCase {
+    private let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    private func open(_ types: any PersistentModel.Type...) throws -> ModelContainer {
+        try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: storeURL))
+    }
+
+    /// The indexes `#Index` made on a table (those ending in `_index`), each with its columns in order.
+    private func declaredIndexes(on table: String) throws -> [String: [String]] {
+        let queue = try DatabaseQueue(path: storeURL.path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var result: [String: [String]] = [:]
+            let names = try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_list(?)", arguments: [table])
+                .map { $0["name"] as String }
+            for name in names where name.hasSuffix("_index") {
+                result[name] = try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [name])
+                    .map { $0["name"] as String }
+            }
+            return result
+        }
+    }
+
+    /// The plan SQLite makes for a statement ObjectGraph ran, read from the store file.
+    private func queryPlan(of sql: String) throws -> String {
+        let queue = try DatabaseQueue(path: storeURL.path)
+        defer { try? queue.close() }
+        let placeholders = sql.filter { $0 == "?" }.count
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql,
+                             arguments: StatementArguments(Array(repeating: DatabaseValue.null, count: placeholders)))
+                .map { $0["detail"] as String }.joined(separator: "\n")
+        }
+    }
+
+    /// The SELECT of `Jot` rows a fetch runs (not GRDB's look at `sqlite_master`).
+    private func jotSelects(in container: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
+        try container.store.sqlLog.statements(during: body)
+            .filter { $0.hasPrefix("SELECT") && $0.contains("FROM \"Jot\"") }
+    }
+
+    private func fillUnindexedStore(rows: Int) throws {
+        let container = try open(UnindexedJots.Jot.self)
+        let context = ModelContext(container)
+        let trays = [UnindexedJots.Tray(name: "a"), UnindexedJots.Tray(name: "b")]
+        for index in 0..<rows {
+            // Dates out of insertion order, with ties, so that sorting has work to do.
+            let jot = UnindexedJots.Jot(title: "jot \(index)", updatedAt: start.addingTimeInterval(Double((index * 37) % 101)))
+            jot.tray = trays[index % 2]
+            if index.isMultiple(of: 5) { jot.deletedAt = start }
+            context.insert(jot)
+        }
+        try context.save()
+    }
+
+    private func newestFirst(_ limit: Int) -> FetchDescriptor<IndexedJots.Jot> {
+        var descriptor = FetchDescriptor<IndexedJots.Jot>(sortBy: [SortDescriptor(\.updatedAt, order: .reverse)])
+        descriptor.fetchLimit = limit
+        return descriptor
+    }
+
+    // MARK: Creating
+
+    func testDeclaredIndexesAreCreatedWithTheirColumnsInOrder() throws {
+        _ = try open(IndexedJots.Jot.self)
+        XCTAssertEqual(try declaredIndexes(on: "Jot"), [
+            "Jot_updatedAt_index": ["updatedAt"],
+            "Jot_deletedAt_tray_index": ["deletedAt", "tray"],
+            "Jot_title_index": ["title"],
+        ], "a repeated index is created once; a to-one relationship is indexed by its key column")
+        XCTAssertEqual(Schema([IndexedJots.Jot.self]).entitiesByName["Jot"]?.indices,
+                       [["updatedAt"], ["deletedAt", "tray"], ["title"]])
+        XCTAssertEqual(Schema([IndexedJots.Jot.self]).entitiesByName["Tray"]?.indices, [])
+    }
+
+    func testTheNewestFirstFetchReadsTheIndexInsteadOfSortingTheTable() throws {
+        let container = try open(IndexedJots.Jot.self)
+        let context = ModelContext(container)
+        for index in 0..<500 {
+            context.insert(IndexedJots.Jot(title: "jot \(index)", updatedAt: start.addingTimeInterval(Double(index % 97))))
+        }
+        try context.save()
+
+        var fetched: [IndexedJots.Jot] = []
+        let selects = try jotSelects(in: container) { fetched = try ModelContext(container).fetch(newestFirst(20)) }
+        XCTAssertEqual(selects.count, 1, "\(selects)")
+        XCTAssertEqual(fetched.count, 20)
+        let plan = try queryPlan(of: try XCTUnwrap(selects.first))
+        XCTAssertTrue(plan.contains("USING INDEX Jot_updatedAt_index"), plan)
+        // Ties on the date are put in key order, a sort within each group, not of the whole table.
+        XCTAssertFalse(plan.contains("USE TEMP B-TREE FOR ORDER BY"), plan)
+    }
+
+    // MARK: Existing stores
+
+    func testAStoreWrittenWithoutIndexesGetsThemOnTheNextOpenAndFetchesTheSameRows() throws {
+        try fillUnindexedStore(rows: 300)
+        XCTAssertEqual(try declaredIndexes(on: "Jot"), [:])
+        var unindexedDescriptor = FetchDescriptor<UnindexedJots.Jot>(sortBy: [SortDescriptor(\.updatedAt, order: .reverse)])
+        unindexedDescriptor.fetchLimit = 25
+        let before = try ModelContext(try open(UnindexedJots.Jot.self)).fetch(unindexedDescriptor).map(\.title)
+        let trashedBefore = try ModelContext(try open(UnindexedJots.Jot.self))
+            .fetch(FetchDescriptor<UnindexedJots.Jot>(predicate: #Predicate<UnindexedJots.Jot> { $0.deletedAt != nil }, sortBy: [SortDescriptor(\.title)]))
+            .map(\.title)
+
+        let container = try open(IndexedJots.Jot.self)
+        XCTAssertEqual(Set(try declaredIndexes(on: "Jot").keys), ["Jot_updatedAt_index", "Jot_deletedAt_tray_index", "Jot_title_index"])
+        let context = ModelContext(container)
+        XCTAssertEqual(try context.fetch(newestFirst(25)).map(\.title), before)
+        let trashedAfter = try context
+            .fetch(FetchDescriptor<IndexedJots.Jot>(predicate: #Predicate<IndexedJots.Jot> { $0.deletedAt != nil }, sortBy: [SortDescriptor(\.title)]))
+            .map(\.title)
+        XCTAssertEqual(trashedAfter, trashedBefore)
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<IndexedJots.Jot>()), 300)
+        let recorded = try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'")
+        XCTAssertEqual(recorded.first?["value"] as String?, "1.0.0")
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.hasSuffix(".backup") },
+                       "an index needs no migration, so no backup is made")
+    }
+
+    func testAnIndexNoLongerDeclaredIsDroppedButOtherIndexesStay() throws {
+        _ = try open(IndexedJots.Jot.self)
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: #"CREATE INDEX "jot_by_title" ON "Jot"("title")"#)
+        }
+        _ = try open(UnindexedJots.Jot.self)
+        XCTAssertEqual(try declaredIndexes(on: "Jot"), [:])
+        let remaining = try rawRows("SELECT name FROM pragma_index_list('Jot')").map { $0["name"] as String }
+        XCTAssertTrue(remaining.contains("jot_by_title"), "an index ObjectGraph did not make is left alone: \(remaining)")
+        XCTAssertTrue(remaining.contains("Jot_tray_key"), "foreign keys stay indexed: \(remaining)")
+    }
+
+    /// A lightweight migration that rebuilds the table drops its indexes with it; they are made again.
+    func testIndexesExistAfterAMigrationRebuildsTheTable() throws {
+        try fillUnindexedStore(rows: 50)
+        _ = try open(IndexedJots.Jot.self)
+        XCTAssertEqual(try declaredIndexes(on: "Jot")["Jot_updatedAt_index"], ["updatedAt"])
+        let container = try open(RenamedIndexedJots.Jot.self)
+        XCTAssertEqual(try declaredIndexes(on: "Jot"), [
+            "Jot_changedAt_index": ["changedAt"],
+            "Jot_deletedAt_tray_index": ["deletedAt", "tray"],
+        ])
+        let columns = try rawRows("SELECT name FROM pragma_table_info('Jot')").map { $0["name"] as String }
+        XCTAssertFalse(columns.contains("updatedAt"), "the table was rebuilt: \(columns)")
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<RenamedIndexedJots.Jot>()), 50)
+    }
+
+    // MARK: Refused indexes
+
+    private func assertRefused(_ type: any PersistentModel.Type, mentioning expected: String,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try open(type), file: file, line: line) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .unsupportedKeyPath, "\(error)", file: file, line: line)
+            XCTAssertTrue("\(error)".contains(expected), "\(error)", file: file, line: line)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: storeURL.path), "refused before the store is created",
+                       file: file, line: line)
+    }
+
+    func testAToManyRelationshipCannotBeIndexed() {
+        assertRefused(ToManyIndexed.self, mentioning:
+            "the #Index of ToManyIndexed names parts, a to-many relationship, which has no column in ToManyIndexed's table")
+    }
+
+    func testATransientPropertyCannotBeIndexed() {
+        assertRefused(TransientIndexed.self, mentioning:
+            #"the #Index of TransientIndexed names \TransientIndexed.cache, which is not a persisted property of TransientIndexed"#)
+    }
+
+    func testAComputedPropertyCannotBeIndexed() {
+        assertRefused(ComputedIndexed.self, mentioning: "which is not a persisted property of ComputedIndexed")
+    }
+
+    func testAnEphemeralAttributeCannotBeIndexed() {
+        assertRefused(EphemeralIndexed.self, mentioning:
+            "the #Index of EphemeralIndexed names draft, which is not stored in EphemeralIndexed's table")
+    }
+}
