@@ -4,6 +4,28 @@ import ObjectGraph
 import XCTest
 
 final class AttributeTypesTests: StoreTestCase {
+    func testLongValuesAreStoredAfterTheShortColumns() throws {
+        let container = try makeContainer(AllTypes.self)
+        let context = ModelContext(container)
+        let model = AllTypes()
+        model.string = String(repeating: "long text ", count: 2_000)
+        model.optionalDate = Date(timeIntervalSince1970: 42)
+        context.insert(model)
+        try context.save()
+
+        let columns = try rawRows("PRAGMA table_info(\"AllTypes\")").map { $0["name"] as String }
+        let firstLong = try XCTUnwrap(columns.firstIndex(of: "string"))
+        for long in ["string", "data", "optionalString", "optionalData", "color", "words", "shape", "scores"] {
+            XCTAssertGreaterThanOrEqual(columns.firstIndex(of: long) ?? -1, firstLong, "\(long) in \(columns)")
+        }
+        for short in ["int", "double", "bool", "date", "uuid", "optionalDate", "genre", "optionalGenre"] {
+            XCTAssertLessThan(columns.firstIndex(of: short) ?? .max, firstLong, "\(short) in \(columns)")
+        }
+        let fresh = try ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first
+        XCTAssertEqual(fresh?.string.count, 20_000)
+        XCTAssertEqual(fresh?.optionalDate, Date(timeIntervalSince1970: 42))
+    }
+
     func testEveryAttributeTypeSurvivesARoundTripThroughTheFile() throws {
         let uuid = UUID()
         let date = Date(timeIntervalSince1970: 1_700_000_000.25)

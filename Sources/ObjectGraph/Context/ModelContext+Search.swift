@@ -72,14 +72,26 @@ extension ModelContext {
             }
         }
         let rank = "bm25(\(fts)\(weightList.map { ", \($0)" }.joined()))"
+        // The page's keys first, sorting ranks and keys only; then each row with its excerpts, found by
+        // key. Sorting whole rows kept the code and notes of every match in SQLite's sorter, and made an
+        // excerpt of each: a common word over long snippets cost seconds.
+        let keysSQL = "SELECT \(alias).\"_pk\" \(from) ORDER BY \(rank), \(alias).\"_pk\" LIMIT ? OFFSET ?"
+        let keys = try store.writer.read { db in
+            try Int64.fetchAll(
+                db.cachedStatement(sql: keysSQL),
+                arguments: StatementArguments(columnValues: arguments + [max(0, limit).databaseValue, max(0, offset).databaseValue]))
+        }
         let excerpts = layout.spotlightSlots.indices.map { column in
             "snippet(\(fts), \(column), char(57344), char(57345), '…', 24)"
         }
-        let sql = "SELECT \(([rank] + excerpts).joined(separator: ", ")), \(SQLiteStore.selectList(layout)) "
-            + "\(from) ORDER BY 1, \(alias).\"_pk\" LIMIT ? OFFSET ?"
-        let rows = try store.readRows(
-            layout, sql: sql, arguments: arguments + [max(0, limit).databaseValue, max(0, offset).databaseValue],
-            leadingColumns: 1 + excerpts.count)
+        let rowSQL = "SELECT \(([rank] + excerpts).joined(separator: ", ")), \(SQLiteStore.selectList(layout)) "
+            + "FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias).\"_pk\" = \(fts).rowid "
+            + "WHERE \(fts) MATCH ? AND \(fts).rowid = ?"
+        var rows: [(leading: [DatabaseValue], row: SQLiteStore.FetchedRow)] = []
+        for key in keys {
+            rows += try store.readRows(
+                layout, sql: rowSQL, arguments: [match.databaseValue, key.databaseValue], leadingColumns: 1 + excerpts.count)
+        }
         var hits: [SearchHit<T>] = []
         for (leading, row) in rows {
             guard let model = try model(T.self, from: row, layout: layout, includeDeleted: false) else { continue }

@@ -14,12 +14,15 @@ import Foundation
 public enum Predicates {
     /// Holds when every predicate holds (and for an empty list).
     public static func all<T>(_ predicates: [Predicate<T>]) -> Predicate<T> {
-        Predicate<T> { input in PredicateExpressions.ObjectGraphCombination(predicates: predicates, input: input, requiresAll: true) }
+        // One predicate is itself: the same SQL as when used alone, so the store's count cache matches it.
+        if predicates.count == 1 { return predicates[0] }
+        return Predicate<T> { input in PredicateExpressions.ObjectGraphCombination(predicates: predicates, input: input, requiresAll: true) }
     }
 
     /// Holds when at least one predicate holds (never, for an empty list).
     public static func any<T>(_ predicates: [Predicate<T>]) -> Predicate<T> {
-        Predicate<T> { input in PredicateExpressions.ObjectGraphCombination(predicates: predicates, input: input, requiresAll: false) }
+        if predicates.count == 1 { return predicates[0] }
+        return Predicate<T> { input in PredicateExpressions.ObjectGraphCombination(predicates: predicates, input: input, requiresAll: false) }
     }
 }
 

@@ -34,8 +34,14 @@ struct StoreSchemaWriter {
 
     /// The CREATE TABLE statement of an entity, under another name when rebuilding it.
     static func createTableSQL(of layout: EntityLayout, named name: String? = nil) -> String {
+        // Short fixed-size columns (numbers, dates, flags, enums, keys) come before text and data: SQLite
+        // reads a column by walking the record, and a long text spills onto overflow pages that a filter
+        // on a later column would have to follow. Statements name their columns, so the order is free.
+        let (short, long) = layout.storedColumnSlots.reduce(into: ([PropertySlot](), [PropertySlot]())) { split, slot in
+            if holdsLongValues(slot) { split.1.append(slot) } else { split.0.append(slot) }
+        }
         let columns = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
-            + layout.storedColumnSlots.map(columnDefinition)
+            + (short + long).map(columnDefinition)
         return "CREATE TABLE \((name ?? layout.name).quotedIdentifier) (\(columns.joined(separator: ", ")))"
     }
 
@@ -101,6 +107,15 @@ struct StoreSchemaWriter {
             """)
         let index = "\(name)_destination".quotedIdentifier
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(name.quotedIdentifier)(\"destination\")")
+    }
+
+    /// Strings, data and values stored as JSON can be long; enums with a raw value are short.
+    static func holdsLongValues(_ slot: PropertySlot) -> Bool {
+        guard !slot.isForeignKey, let codec = slot.codec else { return false }
+        var type = slot.valueType
+        if let optional = type as? any _OptionalValue.Type { type = optional.wrappedType }
+        if slot.isExternalStorage || type == String.self || type == Data.self { return true }
+        return codec.columnType == "TEXT" && !(type is any RawRepresentable.Type)
     }
 
     static func columnDefinition(_ slot: PropertySlot) -> String {

@@ -9,6 +9,13 @@ public enum SnippetSchemaV2: VersionedSchema {
 
     /// A piece of code worth keeping, with notes, a language, tags and an optional screenshot.
     @Model public final class Snippet {
+        // What the list page filters, counts and sorts by, each behind "in the library" (deletedAt is
+        // nil), so that a page of 100,000 snippets reads index entries instead of rows holding code.
+        // Indexes are not part of the stored schema: a store gets them when it opens, without a migration.
+        #Index<Snippet>(
+            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt], [\.deletedAt, \.title], [\.deletedAt, \.language],
+            [\.deletedAt, \.folder], [\.deletedAt, \.isFavorite])
+
         @Attribute(.unique) public var uuid: UUID = UUID()
         @Attribute(.spotlight) public var title: String = ""
         @Attribute(.spotlight) public var code: String = ""
