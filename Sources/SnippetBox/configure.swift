@@ -15,7 +15,9 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     app.directory.viewsDirectory = app.directory.workingDirectory + "Views/"
     app.directory.publicDirectory = app.directory.workingDirectory + "Public/"
     app.views.use(.leaf)
-    app.leaf.cache.isEnabled = app.environment.isRelease
+    // Templates are parsed once and kept, whatever the environment (`swift run` starts in development):
+    // reading and parsing them took a sixth of every page. RELOAD_TEMPLATES=1 rereads them while editing.
+    app.leaf.cache.isEnabled = Environment.get("RELOAD_TEMPLATES") != "1"
 
     app.passwords.use(.bcrypt(cost: settings.passwordHashCost))
     app.sessions.use(.memory)
