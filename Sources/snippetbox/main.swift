@@ -49,7 +49,11 @@ do {
         break
     }
 
-    var environment = try Environment.detect(arguments: [CommandLine.arguments.first ?? "snippetbox"] + arguments)
+    // A self-hosted server runs in production unless told otherwise (`--env development`): Vapor's
+    // default, development, also makes Leaf reread and reparse every template on every page.
+    let choosesEnvironment = arguments.contains { $0 == "--env" || $0 == "-e" || $0.hasPrefix("--env=") }
+    var environment = try Environment.detect(
+        arguments: [CommandLine.arguments.first ?? "snippetbox"] + arguments + (choosesEnvironment ? [] : ["--env", "production"]))
     try LoggingSystem.bootstrap(from: &environment)
     let app = try await Application.make(environment)
     do {
