@@ -162,7 +162,7 @@ extension ModelContext {
                     _ = storage.relatedModels(at: slot.index)
                 }
                 guard let related = storage.loadedRelatedModels(at: slot.index) else { continue }
-                let isOptional = slot.valueType is any _OptionalValue.Type
+                let isOptional = slot.optionalType != nil
                 if relationship.isToOneRelationship && !isOptional && related.isEmpty {
                     throw SwiftDataError(
                         .modelValidationFailure,

@@ -17,12 +17,17 @@ final class PropertySlot: @unchecked Sendable {
     let codec: AttributeCodec?
     /// The model type a relationship refers to.
     let destinationType: (any PersistentModel.Type)?
+    /// `Optional<Wrapped>` when the property is optional; `wrappedValueType` is then `Wrapped`, else `valueType`.
+    let optionalType: (any _OptionalValue.Type)?
+    let wrappedValueType: Any.Type
 
     init(index: Int, metadata: Schema.PropertyMetadata, entityName: String, errors: inout [SwiftDataError]) {
         self.index = index
         self.name = metadata.name
         self.keyPath = metadata.keypath
         self.valueType = type(of: metadata.keypath).valueType
+        self.optionalType = valueType as? any _OptionalValue.Type
+        self.wrappedValueType = optionalType?.wrappedType ?? valueType
         self.defaultValue = metadata.defaultValue
         self.isStoredInInstance = metadata.isStoredInInstance
 

@@ -145,11 +145,8 @@ extension ModelStorage {
     /// made building a large relationship quadratic.
     private func appendMember(_ member: AnyObject, at index: Int) {
         let slot = layout.slots[index]
-        var type = slot.valueType
-        let optional = type as? any _OptionalValue.Type
-        if let optional { type = optional.wrappedType }
-        if let arrayType = type as? any _ModelArray.Type,
-           arrayType._append(member, toArrayIn: &values[index], asOptional: optional != nil) {
+        if let arrayType = slot.wrappedValueType as? any _ModelArray.Type,
+           arrayType._append(member, toArrayIn: &values[index], asOptional: slot.optionalType != nil) {
             return
         }
         values[index] = Self.typedValue(for: slot, models: relatedModels(at: index) + [member])
@@ -213,7 +210,7 @@ extension ModelStorage {
         if recordPendingMembership(of: owner, at: slot.index, joins: false) { return }
         let current = relatedModels(at: slot.index)
         guard current.contains(where: { $0 === owner }) else { return }
-        if slot.isForeignKey && !(slot.valueType is any _OptionalValue.Type) {
+        if slot.isForeignKey && slot.optionalType == nil {
             // A required to-one cannot be emptied; saving will report the model as invalid if it stays orphaned.
             return
         }
@@ -229,7 +226,7 @@ extension ModelStorage {
         let current = relatedModels(at: index)
         guard current.contains(where: { $0 === member }) else { return }
         let slot = layout.slots[index]
-        if slot.isForeignKey && !(slot.valueType is any _OptionalValue.Type) { return }
+        if slot.isForeignKey && slot.optionalType == nil { return }
         values[index] = Self.typedValue(for: slot, models: current.filter { $0 !== member })
         dirtyRelationships.insert(index)
         context?.storageDidChange(self)
@@ -270,16 +267,13 @@ extension ModelStorage {
 
     /// A relationship value of the slot's declared type (`T`, `T?`, `[T]` or `[T]?`) holding `models`.
     static func typedValue(for slot: PropertySlot, models: [AnyObject]) -> Any {
-        var type = slot.valueType
-        let optional = type as? any _OptionalValue.Type
-        if let optional { type = optional.wrappedType }
         let value: Any?
-        if let array = type as? any _ModelArray.Type {
+        if let array = slot.wrappedValueType as? any _ModelArray.Type {
             value = array._make(from: models)
         } else {
             value = models.first
         }
-        if let optional { return optional.wrapping(value) }
+        if let optional = slot.optionalType { return optional.wrapping(value) }
         return value ?? UnsetValue()
     }
 }

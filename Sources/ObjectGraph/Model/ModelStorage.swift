@@ -104,7 +104,7 @@ class ModelStorage {
     func fallbackValue(at index: Int) -> Any? {
         let slot = layout.slots[index]
         if let defaultValue = slot.defaultValue { return defaultValue }
-        if let optional = slot.valueType as? any _OptionalValue.Type { return optional.wrapping(nil) }
+        if let optional = slot.optionalType { return optional.wrapping(nil) }
         return nil
     }
 

@@ -60,10 +60,7 @@ extension EntityLayout {
     /// Text attributes marked `.spotlight`, which the full-text index covers, in declaration order.
     var spotlightSlots: [PropertySlot] {
         columnSlots.filter { slot in
-            guard slot.attribute?.options.contains(.spotlight) == true else { return false }
-            var type = slot.valueType
-            if let optional = type as? any _OptionalValue.Type { type = optional.wrappedType }
-            return type == String.self
+            slot.attribute?.options.contains(.spotlight) == true && slot.wrappedValueType == String.self
         }
     }
 }

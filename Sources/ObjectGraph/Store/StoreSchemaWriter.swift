@@ -112,8 +112,7 @@ struct StoreSchemaWriter {
     /// Strings, data and values stored as JSON can be long; enums with a raw value are short.
     static func holdsLongValues(_ slot: PropertySlot) -> Bool {
         guard !slot.isForeignKey, let codec = slot.codec else { return false }
-        var type = slot.valueType
-        if let optional = type as? any _OptionalValue.Type { type = optional.wrappedType }
+        let type = slot.wrappedValueType
         if slot.isExternalStorage || type == String.self || type == Data.self { return true }
         return codec.columnType == "TEXT" && !(type is any RawRepresentable.Type)
     }
