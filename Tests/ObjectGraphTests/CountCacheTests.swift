@@ -6,10 +6,6 @@ import XCTest
 /// Counts are kept until the store changes: asked again they run no query, and after any write
 /// (this context, another one, or another connection to the file) they are computed afresh.
 final class CountCacheTests: StoreTestCase {
-    private func selects(in container: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
-        try container.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
-    }
-
     private func saveSnippets(_ titles: [String], folder name: String?, in container: ModelContainer) throws {
         let context = ModelContext(container)
         let folder = name.map { SnippetFolder(name: $0) }

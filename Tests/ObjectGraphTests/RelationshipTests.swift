@@ -334,12 +334,6 @@ final class RelationshipTests: StoreTestCase {
 
     // MARK: Loading
 
-    /// The queries of model data the store's SQL log shows while `body` runs (GRDB's own check of
-    /// `sqlite_master` when it opens a reader connection is left out).
-    private func selects(in store: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
-        try store.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
-    }
-
     func testRelationshipsLoadLazilyAndOnce() throws {
         let store = try container(Budget.self)
         do {

@@ -10,11 +10,6 @@ final class UnloadedInverseTests: StoreTestCase {
         try makeContainer(SnippetFolder.self)
     }
 
-    /// The SELECTs of model data run while `body` runs.
-    private func selects(in container: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
-        try container.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
-    }
-
     /// A folder "Work" and a tag "swift" with `count` snippets "s0"… in both.
     private func saveFolderAndTag(with count: Int, in container: ModelContainer) throws {
         let context = ModelContext(container)

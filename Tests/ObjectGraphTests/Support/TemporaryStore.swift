@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ObjectGraph
+@testable import ObjectGraph
 import XCTest
 
 /// A folder of its own for each test, removed afterwards, holding real SQLite store files.
@@ -29,6 +29,12 @@ class StoreTestCase: XCTestCase {
     func rawRows(_ sql: String) throws -> [Row] {
         let queue = try DatabaseQueue(path: storeURL.path)
         return try queue.read { try Row.fetchAll($0, sql: sql) }
+    }
+
+    /// The queries of model data the store's SQL log shows while `body` runs (GRDB's own check of
+    /// `sqlite_master` when it opens a reader connection is left out).
+    func selects(in container: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
+        try container.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
     }
 
     var externalFiles: [String] {
