@@ -32,9 +32,7 @@ extension ModelContext {
         for object in pending.changed + pending.inserted where !seen.contains(ObjectIdentifier(object)) {
             if try descriptor.predicate?.evaluate(object) ?? true { results.append(object) }
         }
-        if !descriptor.sortBy.isEmpty {
-            results = try stableSorted(results, by: descriptor.sortBy)
-        }
+        results = storeOrdered(results, by: descriptor.sortBy, inserted: pending.inserted)
         let start = min(descriptor.fetchOffset ?? 0, results.count)
         let end = descriptor.fetchLimit.map { min(start + $0, results.count) } ?? results.count
         let window = Array(results[start..<end])
@@ -187,17 +185,26 @@ extension ModelContext {
         try predicate?.evaluate(object) ?? true
     }
 
-    /// Sorts with the descriptors, then by identifier, so that equal keys keep a stable order.
-    private func stableSorted<T: PersistentModel>(_ models: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
-        models.enumerated().sorted { left, right in
+    /// Sorts with the descriptors, breaking ties as the store does (`RowQuery.tieBreak`): by primary
+    /// key, in the direction of the last descriptor. Unsaved models rank after every saved row, in
+    /// the order they were inserted, as the keys their save assigns will; so a window of results
+    /// keeps its order across the save.
+    private func storeOrdered<T: PersistentModel>(_ models: [T], by descriptors: [SortDescriptor<T>], inserted: [T]) -> [T] {
+        let insertionPosition = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (ObjectIdentifier($1), Int64($0)) })
+        func tieKey(_ model: T) -> (unsaved: Int, key: Int64) {
+            if let key = model.storage.primaryKey { return (0, key) }
+            return (1, insertionPosition[ObjectIdentifier(model)] ?? Int64.max)
+        }
+        let descending = descriptors.last?.order == .reverse
+        return models.sorted { left, right in
             for descriptor in descriptors {
-                switch descriptor.compare(left.element, right.element) {
+                switch descriptor.compare(left, right) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue
                 }
             }
-            return left.offset < right.offset
-        }.map(\.element)
+            return descending ? tieKey(left) > tieKey(right) : tieKey(left) < tieKey(right)
+        }
     }
 }

@@ -21,6 +21,9 @@ final class SQLiteStore: @unchecked Sendable {
     private let insertSQLByEntity: [String: String]
     /// Counts already computed, until the store changes.
     let aggregateCache: AggregateCache
+    /// Analyzes the tables when their size has moved far from the planner's statistics; nil for a
+    /// migration stage's working copy.
+    private var plannerStatistics: PlannerStatistics?
 
     /// Opens (creating or migrating) the store of a configuration. `migrationPlan` says how to carry an
     /// older store forward; `migrates: false` opens it as it is, for the contexts of a migration stage.
@@ -85,7 +88,12 @@ final class SQLiteStore: @unchecked Sendable {
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
         // A migration stage's copy shares the external folder with the store it migrates, whose rows
         // still refer to files the copy may no longer need: only a store opened for use is swept.
-        if migrates { try sweepOrphanedExternalFiles() }
+        if migrates {
+            try sweepOrphanedExternalFiles()
+            let joinTables = Set(joinTableColumnsByEntity.values.flatMap { $0.map(\.table) }).sorted()
+            plannerStatistics = try PlannerStatistics(
+                entityTables: schema.entities.map(\.name), joinTables: joinTables, writer: writer)
+        }
     }
 
     /// External files sit beside the store in `<store file>.external`; a migration stage's working copy
@@ -491,9 +499,19 @@ final class SQLiteStore: @unchecked Sendable {
             throw StoreErrorMapper.map(error, schema: schema)
         }
         for name in droppedFiles { externalStorage?.remove(name) }
-        deletedRows.withLock { counts in
-            for storage in request.deletes where storage.primaryKey != nil { counts[storage.layout.name, default: 0] += 1 }
-            for (entity, keys) in result.batchDeletedKeys { counts[entity, default: 0] += keys.count }
+        var deletedByEntity: [String: Int] = [:]
+        for storage in request.deletes where storage.primaryKey != nil { deletedByEntity[storage.layout.name, default: 0] += 1 }
+        for (entity, keys) in result.batchDeletedKeys { deletedByEntity[entity, default: 0] += keys.count }
+        deletedRows.withLock { counts in counts.merge(deletedByEntity, uniquingKeysWith: +) }
+        if let plannerStatistics {
+            var insertedByEntity: [String: Int] = [:]
+            for insert in request.inserts { insertedByEntity[insert.storage.layout.name, default: 0] += 1 }
+            do {
+                try plannerStatistics.recordChanges(inserted: insertedByEntity, deleted: deletedByEntity, writer: writer)
+            } catch {
+                // The save has committed: statistics that fail to refresh leave plans slower, not data wrong.
+                logger.warning("could not refresh the query planner's statistics: \(error)")
+            }
         }
         return result
     }
@@ -642,6 +660,8 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
         externalStorage?.removeAll()
+        let emptied = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, Int.max) })
+        try plannerStatistics?.recordChanges(inserted: [:], deleted: emptied, writer: writer)
     }
 
     /// Removes external files that no row refers to: left by a crash between writing a file and

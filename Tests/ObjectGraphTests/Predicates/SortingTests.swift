@@ -34,7 +34,9 @@ final class SortingTests: PredicateTestCase {
         XCTAssertEqual(reversed.map(\.title), ["one", "two", "three"])
     }
 
-    func testSeveralDescriptorsApplyInOrderAndTiesKeepInsertionOrder() throws {
+    /// Ties go by insertion order, in the direction of the last descriptor: the order an index on
+    /// the sorted columns holds them in, so a limited fetch reads it without sorting.
+    func testSeveralDescriptorsApplyInOrderAndTiesFollowTheLastDescriptorsDirection() throws {
         try open(AllTypes.self)
         for (index, (int, string)) in [(2, "b"), (1, "z"), (2, "a"), (1, "z"), (1, "y")].enumerated() {
             let model = AllTypes()
@@ -46,7 +48,55 @@ final class SortingTests: PredicateTestCase {
         try context.save()
         let sorted = try ModelContext(container).fetch(FetchDescriptor<AllTypes>(
             sortBy: [SortDescriptor(\.int), SortDescriptor(\.string, order: .reverse)]))
-        XCTAssertEqual(sorted.map(\.int64), [1, 3, 4, 0, 2])
+        XCTAssertEqual(sorted.map(\.int64), [3, 1, 4, 0, 2], "1 and 3 tie: the later one first, as the string order is reversed")
+        let forward = try ModelContext(container).fetch(FetchDescriptor<AllTypes>(
+            sortBy: [SortDescriptor(\.int, order: .reverse), SortDescriptor(\.string)]))
+        XCTAssertEqual(forward.map(\.int64), [2, 0, 4, 1, 3])
+    }
+
+    func testAReverseSortIsTheMirrorOfTheForwardSortTiesIncluded() throws {
+        try open(AllTypes.self)
+        for index in 0..<12 {
+            let model = AllTypes()
+            model.int = index % 3
+            model.int64 = Int64(index)
+            context.insert(model)
+        }
+        try context.save()
+        let reader = ModelContext(container)
+        let forward = try reader.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.int)])).map(\.int64)
+        let reverse = try reader.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.int, order: .reverse)])).map(\.int64)
+        XCTAssertEqual(forward, [0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11])
+        XCTAssertEqual(reverse, forward.reversed())
+    }
+
+    /// Unsaved models sort among the saved ones as they will once saved, so a window of results
+    /// keeps its order across the save.
+    func testUnsavedChangesTakeTheTiePlacesTheirSaveWillGiveThem() throws {
+        for order in [SortOrder.forward, .reverse] {
+            let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let context = ModelContext(container)
+            for index in 0..<4 {
+                let model = AllTypes()
+                model.int64 = Int64(index)
+                context.insert(model)
+            }
+            try context.save()
+            let changed = try XCTUnwrap(context.fetch(FetchDescriptor<AllTypes>(predicate: #Predicate { $0.int64 == 1 })).first)
+            changed.string = "edited"
+            for index in 4..<6 {
+                let model = AllTypes()
+                model.int64 = Int64(index)
+                context.insert(model)
+            }
+            var window = FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.int, order: order)])
+            window.fetchOffset = 1
+            window.fetchLimit = 4
+            let unsaved = try context.fetch(window).map(\.int64)
+            XCTAssertEqual(unsaved, order == .forward ? [1, 2, 3, 4] : [4, 3, 2, 1], "\(order)")
+            try context.save()
+            XCTAssertEqual(try ModelContext(container).fetch(window).map(\.int64), unsaved, "\(order), once saved")
+        }
     }
 
     func testSortingOnSomethingNotStoredThrows() throws {
