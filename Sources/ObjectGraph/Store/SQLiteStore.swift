@@ -150,7 +150,7 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     func fetchRows(_ layout: EntityLayout, query: RowQuery, unloaded: Set<Int> = []) throws -> [FetchedRow] {
-        let (sql, arguments) = query.sql(selecting: Self.selectList(layout, unloaded: unloaded), from: layout)
+        let (sql, arguments) = query.windowSQL(selecting: Self.selectList(layout, unloaded: unloaded), from: layout)
         return try readRows(layout, sql: sql, arguments: arguments, leadingColumns: 0).map(\.row)
     }
 

@@ -72,6 +72,35 @@ final class SortingTests: PredicateTestCase {
 
     /// Unsaved models sort among the saved ones as they will once saved, so a window of results
     /// keeps its order across the save.
+    /// A limited fetch first finds its window's keys, then reads those rows: the same rows, in the
+    /// same order, as cutting the window out of the whole result.
+    func testALimitedFetchReadsOnlyItsWindowsRowsAndGivesTheSameOrder() throws {
+        try open(AllTypes.self)
+        for index in 0..<40 {
+            let model = AllTypes()
+            model.int = (index * 7) % 5
+            model.string = String(repeating: "long text ", count: 50) + "\(index % 3)"
+            model.int64 = Int64(index)
+            context.insert(model)
+        }
+        try context.save()
+        let reader = ModelContext(container)
+        for sortBy in [[SortDescriptor(\AllTypes.int)], [SortDescriptor(\AllTypes.int, order: .reverse), SortDescriptor(\AllTypes.string)],
+                       [SortDescriptor(\AllTypes.string, order: .reverse), SortDescriptor(\AllTypes.int, order: .reverse)]] {
+            let whole = try reader.fetch(FetchDescriptor<AllTypes>(predicate: #Predicate { $0.int != 2 }, sortBy: sortBy)).map(\.int64)
+            for (offset, limit) in [(0, 5), (3, 10), (30, 10), (31, 1)] {
+                var window = FetchDescriptor<AllTypes>(predicate: #Predicate { $0.int != 2 }, sortBy: sortBy)
+                window.fetchOffset = offset
+                window.fetchLimit = limit
+                var fetched: [Int64] = []
+                let selects = try selects(in: container) { fetched = try reader.fetch(window).map(\.int64) }
+                XCTAssertEqual(fetched, Array(whole.dropFirst(offset).prefix(limit)), "\(sortBy), \(offset), \(limit)")
+                let select = try XCTUnwrap(selects.first)
+                XCTAssertTrue(select.contains("FROM (SELECT \"t0\".\"_pk\" FROM \"AllTypes\""), select)
+            }
+        }
+    }
+
     func testUnsavedChangesTakeTheTiePlacesTheirSaveWillGiveThem() throws {
         for order in [SortOrder.forward, .reverse] {
             let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
