@@ -12,8 +12,10 @@ public enum SnippetSchemaV2: VersionedSchema {
         // What the list page filters, counts and sorts by, each behind "in the library" (deletedAt is
         // nil), so that a page of 100,000 snippets reads index entries instead of rows holding code.
         // Indexes are not part of the stored schema: a store gets them when it opens, without a migration.
+        // The creation-date index also holds the update date, so a "created in 2021" filter sorts the
+        // newest-updated first from the index alone.
         #Index<Snippet>(
-            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt], [\.deletedAt, \.title], [\.deletedAt, \.language],
+            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt, \.updatedAt], [\.deletedAt, \.title], [\.deletedAt, \.language],
             [\.deletedAt, \.folder], [\.deletedAt, \.isFavorite])
 
         @Attribute(.unique) public var uuid: UUID = UUID()

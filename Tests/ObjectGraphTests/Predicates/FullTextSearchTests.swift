@@ -55,6 +55,51 @@ final class FullTextSearchTests: PredicateTestCase {
         XCTAssertTrue(Set(first.hits.map(\.model.title)).isDisjoint(with: second.hits.map(\.model.title)))
     }
 
+    /// The ranked keys of a search are kept until the store changes: paging through it, or running
+    /// it again, ranks once.
+    func testASearchRunAgainRanksOnceUntilTheStoreChanges() throws {
+        func rankings(_ body: () throws -> Void) throws -> Int {
+            try selects(in: container, body).filter { $0.contains("ORDER BY bm25") }.count
+        }
+        var pages: [[String]] = []
+        XCTAssertEqual(try rankings {
+            for offset in [0, 1, 2, 0] {
+                pages.append(try context.search(Article.self, for: "sort*", limit: 1, offset: offset).hits.map(\.model.title))
+            }
+        }, 1)
+        XCTAssertEqual(pages.prefix(3).flatMap { $0 }.count, 3)
+        XCTAssertEqual(Set(pages.prefix(3).flatMap { $0 }).count, 3, "three pages, no repeats")
+        XCTAssertEqual(pages[3], pages[0])
+
+        context.insert(Article(title: "Sort everything", body: "sort sort sort"))
+        try context.save()
+        XCTAssertEqual(try rankings { XCTAssertEqual(try titles("sort*").count, 4) }, 1, "a save ranks afresh")
+
+        // Another program's write is seen too.
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { try $0.execute(sql: "DELETE FROM Article WHERE title = 'Sort everything'") }
+        try queue.close()
+        XCTAssertEqual(try titles("sort*").count, 3)
+    }
+
+    func testPagesBeyondTheKeptRanksFollowOnFromThem() throws {
+        let count = ModelContext.cachedSearchRanks + 60
+        for index in 0..<count {
+            context.insert(Article(title: "note \(index)", body: String(repeating: "word ", count: 1 + index % 7)))
+        }
+        try context.save()
+        var seen: [String] = []
+        var offset = 0
+        while offset < count {
+            let page = try context.search(Article.self, for: "word", limit: 45, offset: offset)
+            XCTAssertEqual(page.totalCount, count)
+            seen += page.hits.map(\.model.title)
+            offset += 45
+        }
+        XCTAssertEqual(seen.count, count)
+        XCTAssertEqual(Set(seen).count, count, "no hit repeated or skipped across the boundary")
+    }
+
     func testExcerptsMarkTheMatchingWords() throws {
         let hit = try XCTUnwrap(context.search(Article.self, for: "redis").hits.first)
         let fragments = try XCTUnwrap(hit.excerpts["body"])
