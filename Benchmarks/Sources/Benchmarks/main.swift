@@ -18,6 +18,8 @@ struct Options {
     var json = "Benchmarks/results/latest.json"
     var repoRoot = FileManager.default.currentDirectoryPath
     var snippetbox = "Benchmarks/.build/release/snippetbox"
+    /// A data directory already seeded (by `snippetbox seed N`) to measure the app on, instead of seeding one.
+    var appData: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -45,12 +47,14 @@ struct Options {
             case "--json": json = try value(argument)
             case "--repo": repoRoot = try value(argument)
             case "--snippetbox": snippetbox = try value(argument)
+            case "--app-data": appData = try value(argument)
             case "--help", "-h":
                 print("""
                     usage: Benchmarks [--count 100000] [--rounds 5] [--fluent-rounds 3] [--reps 200] [--search-reps 50]
                                       [--page-reps 50] [--startup-rounds 5] [--only store,page,startup]
                                       [--contenders raw,grdb,fluent,objectgraph] [--json Benchmarks/results/latest.json]
                                       [--repo .] [--snippetbox Benchmarks/.build/release/snippetbox]
+                                      [--app-data DIR (a store seeded by `snippetbox seed N`, instead of seeding one)]
                     Run from the repository root (the app's Views/ are found there).
                     """)
                 exit(0)
@@ -127,8 +131,14 @@ do {
     }
 
     if options.only.contains("page") || options.only.contains("startup") {
-        let dataDirectory = scratch.appendingPathComponent("app-data")
-        let (folders, tags) = try DemoStore.seed(directory: dataDirectory, count: options.count, results: results)
+        let dataDirectory = options.appData.map { URL(fileURLWithPath: $0) } ?? scratch.appendingPathComponent("app-data")
+        let binary = URL(fileURLWithPath: options.snippetbox, relativeTo: repoRoot).standardizedFileURL
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw BenchmarkError("no snippetbox binary at \(binary.path): build it with run.sh or pass --snippetbox")
+        }
+        let (folders, tags) = options.appData == nil
+            ? try DemoStore.seed(directory: dataDirectory, count: options.count, binary: binary, results: results)
+            : try DemoStore.choices(in: dataDirectory)
         if options.only.contains("page") {
             try await ListPageBenchmark(
                 repoRoot: repoRoot, dataDirectory: dataDirectory, folders: folders, tags: tags,
@@ -136,10 +146,6 @@ do {
             ).run()
         }
         if options.only.contains("startup") {
-            let binary = URL(fileURLWithPath: options.snippetbox, relativeTo: repoRoot).standardizedFileURL
-            guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-                throw BenchmarkError("no snippetbox binary at \(binary.path): build it with run.sh or pass --snippetbox")
-            }
             try await StartupBenchmark(
                 binary: binary, dataDirectory: dataDirectory, rounds: options.startupRounds,
                 requestsAfterStart: 50, results: results
