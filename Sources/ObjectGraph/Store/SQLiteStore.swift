@@ -91,8 +91,14 @@ final class SQLiteStore: @unchecked Sendable {
         if migrates {
             try sweepOrphanedExternalFiles()
             let joinTables = Set(joinTableColumnsByEntity.values.flatMap { $0.map(\.table) }).sorted()
-            plannerStatistics = try PlannerStatistics(
-                entityTables: schema.entities.map(\.name), joinTables: joinTables, writer: writer)
+            do {
+                plannerStatistics = try PlannerStatistics(
+                    entityTables: schema.entities.map(\.name), joinTables: joinTables, writer: writer)
+            } catch {
+                // Statistics make plans faster, not data right: a store that cannot be analyzed (a
+                // read-only file, say) still opens.
+                logger.warning("could not read or refresh the query planner's statistics: \(error)")
+            }
         }
     }
 
