@@ -17,7 +17,7 @@ extension ModelContext {
         }
         let column = "\(RowQuery.alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
         var result: [Value: Int] = [:]
-        for (value, count) in try groupedCounts(layout, groupExpression: column, join: nil, predicate: predicate, text: text) {
+        for (value, count) in try groupedCounts(layout, by: .ownColumn(column), predicate: predicate, text: text) {
             guard let decoded = try codec.decode(value) as? Value else { continue }
             result[decoded, default: 0] += count
         }
@@ -35,7 +35,7 @@ extension ModelContext {
         let destination = layout.mapping(for: slot).destination.name
         let column = "\(RowQuery.alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
         var result: [PersistentIdentifier?: Int] = [:]
-        for (value, count) in try groupedCounts(layout, groupExpression: column, join: nil, predicate: predicate, text: text) {
+        for (value, count) in try groupedCounts(layout, by: .ownColumn(column), predicate: predicate, text: text) {
             let identifier = Int64.fromDatabaseValue(value).map {
                 PersistentIdentifier(entityName: destination, storeIdentifier: store.identifier, primaryKey: $0)
             }
@@ -54,36 +54,37 @@ extension ModelContext {
             throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-many relationship of \(layout.name)", entity: layout.name)
         }
         let mapping = layout.mapping(for: slot)
-        let alias = RowQuery.alias.quotedIdentifier
-        let (join, group): (String, String)
+        let grouping: Grouping
         switch mapping.storage {
         case .joinTable(let table):
-            join = "JOIN \(table.name.quotedIdentifier) AS \"g\" ON \"g\".\(table.ownColumn.quotedIdentifier) = \(alias).\"_pk\""
-            group = "\"g\".\(table.otherColumn.quotedIdentifier)"
+            grouping = .relatedRows(table: table.name, ownerColumn: table.ownColumn, groupColumn: table.otherColumn)
         case .inverseForeignKey(let column):
-            join = "JOIN \(mapping.destination.name.quotedIdentifier) AS \"g\" ON \"g\".\(column.quotedIdentifier) = \(alias).\"_pk\""
-            group = "\"g\".\"_pk\""
+            grouping = .relatedRows(table: mapping.destination.name, ownerColumn: column, groupColumn: "_pk")
         case .foreignKey:
             throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-many relationship", entity: layout.name)
         }
         var result: [PersistentIdentifier: Int] = [:]
-        for (value, count) in try groupedCounts(layout, groupExpression: group, join: join, predicate: predicate, text: text) {
+        for (value, count) in try groupedCounts(layout, by: grouping, predicate: predicate, text: text) {
             guard let key = Int64.fromDatabaseValue(value) else { continue }
             result[PersistentIdentifier(entityName: mapping.destination.name, storeIdentifier: store.identifier, primaryKey: key), default: 0] += count
         }
         return result
     }
 
+    /// What a grouped count groups by: a column of the counted rows, or the rows of another table
+    /// that refer to them (a to-many relationship's join table or inverse foreign key).
+    private enum Grouping {
+        case ownColumn(String)
+        case relatedRows(table: String, ownerColumn: String, groupColumn: String)
+    }
+
     private func groupedCounts<T: PersistentModel>(
-        _ layout: EntityLayout, groupExpression: String, join: String?, predicate: Predicate<T>?, text: String?
+        _ layout: EntityLayout, by grouping: Grouping, predicate: Predicate<T>?, text: String?
     ) throws -> [(DatabaseValue, Int)] {
         let alias = RowQuery.alias.quotedIdentifier
-        // Each row counts once per group: the join is to the rows' own related keys (one per pair), and
-        // predicates become subqueries, which add no rows; so COUNT(*) needs no DISTINCT and its sort.
-        var sql = "SELECT \(groupExpression), COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(alias)"
+        var filter = "FROM \(layout.name.quotedIdentifier) AS \(alias)"
         var arguments: [DatabaseValue] = []
         var conditions: [String] = []
-        if let join { sql += " \(join)" }
         if let text {
             guard let match = FullTextQuery(text).matchExpression else { return [] }
             guard let index = store.fullTextIndexes[layout.name] else {
@@ -98,8 +99,20 @@ extension ModelContext {
             conditions.append(condition.sql)
             arguments += condition.arguments
         }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " GROUP BY 1"
+        if !conditions.isEmpty { filter += " WHERE " + conditions.joined(separator: " AND ") }
+        // Predicates become subqueries, which add no rows, so each row counts once per group and
+        // COUNT(*) needs no DISTINCT and its sort.
+        let sql: String
+        switch grouping {
+        case .ownColumn(let column):
+            sql = "SELECT \(column), COUNT(*) \(filter) GROUP BY 1"
+        case .relatedRows(let table, let ownerColumn, let groupColumn):
+            // The matching rows' keys as a set, read from an index, and the related rows found by
+            // owner: joining instead walked the whole join table and looked up each owner's row (with
+            // its code) for the condition; 0.8 s against 0.2 s for the tags of 100,000 snippets.
+            sql = "SELECT \"g\".\(groupColumn.quotedIdentifier), COUNT(*) FROM \(table.quotedIdentifier) AS \"g\" "
+                + "WHERE \"g\".\(ownerColumn.quotedIdentifier) IN (SELECT \(alias).\"_pk\" \(filter)) GROUP BY 1"
+        }
         return try store.aggregateCache.value(sql: sql, arguments: arguments) {
             try store.writer.read { db in
                 try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)).map { row in
