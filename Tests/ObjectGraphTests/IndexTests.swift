@@ -128,11 +128,7 @@ final class IndexTests: StoreTestCase {
         let queue = try DatabaseQueue(path: storeURL.path)
         defer { try? queue.close() }
         let placeholders = sql.filter { $0 == "?" }.count
-        return try queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql,
-                             arguments: StatementArguments(Array(repeating: DatabaseValue.null, count: placeholders)))
-                .map { $0["detail"] as String }.joined(separator: "\n")
-        }
+        return try queryPlan(of: sql, arguments: Array(repeating: DatabaseValue.null, count: placeholders), in: queue)
     }
 
     /// The SELECT of `Jot` rows a fetch runs (not GRDB's look at `sqlite_master`).

@@ -44,10 +44,7 @@ final class PlannerStatisticsTests: StoreTestCase {
         let placeholders = sql.filter { $0 == "?" }.count
         // Arguments as the fetch binds them: the kind, then LIMIT and OFFSET.
         let arguments: [DatabaseValue] = ["kind 7".databaseValue] + [5, 0].prefix(placeholders - 1).map(\.databaseValue)
-        return try container.store.writer.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
-                .map { $0["detail"] as String }.joined(separator: "\n")
-        }
+        return try queryPlan(of: sql, arguments: arguments, in: container.store.writer)
     }
 
     /// The row counts `sqlite_stat1` records, by table (none when it was never written).
@@ -105,6 +102,15 @@ final class PlannerStatisticsTests: StoreTestCase {
         try context.delete(model: SensorReading.self, where: #Predicate { $0.kind != "kind 8" })
         try context.save()
         XCTAssertEqual(try analyzedRows()["SensorReading"], 2000, "10 rows left: too few to analyze again")
+    }
+
+    func testAStoreEmptiedAndFilledAgainIsAnalyzedAgain() throws {
+        let container = try makeContainer(SensorReading.self)
+        try insertReadings(2000, into: container)
+        XCTAssertEqual(try analyzedRows()["SensorReading"], 2000)
+        try container.erase()
+        try insertReadings(1000, into: container)
+        XCTAssertEqual(try analyzedRows()["SensorReading"], 1000, "1,000 rows is half the 2,000 analyzed")
     }
 
     func testAStoreFilledWithoutStatisticsIsAnalyzedWhenItOpens() throws {

@@ -62,6 +62,14 @@ final class PlannerStatistics: @unchecked Sendable {
         try analyzeIfNeeded(writer: writer)
     }
 
+    /// Records that every table was emptied (`deleteAllData`).
+    func recordEmptied(writer: any DatabaseWriter) throws {
+        state.withLock { tables in
+            for name in tables.keys { tables[name]?.rows = 0 }
+        }
+        try analyzeIfNeeded(writer: writer)
+    }
+
     private func analyzeIfNeeded(writer: any DatabaseWriter) throws {
         let stale = state.withLock { tables in tables.contains { Self.isStale($0.value) } }
         guard stale else { return }

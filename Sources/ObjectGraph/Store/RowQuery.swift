@@ -28,7 +28,7 @@ struct RowQuery {
             sql += " WHERE \(condition.sql)"
             arguments += condition.arguments
         }
-        sql += " ORDER BY " + (orderBy + [Self.tieBreak(after: orderBy)]).joined(separator: ", ")
+        sql += " ORDER BY " + orderClause
         if limit != nil || offset != nil {
             sql += " LIMIT ? OFFSET ?"
             arguments += [(limit ?? -1).databaseValue, (offset ?? 0).databaseValue]
@@ -44,10 +44,14 @@ struct RowQuery {
         guard limit != nil else { return sql(selecting: columns, from: layout) }
         let alias = Self.alias.quotedIdentifier
         let (keys, arguments) = sql(selecting: "\(alias).\"_pk\"", from: layout)
-        let order = (orderBy + [Self.tieBreak(after: orderBy)]).joined(separator: ", ")
         let sql = "SELECT \(columns) FROM (\(keys)) AS \"window_keys\" "
-            + "JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias).\"_pk\" = \"window_keys\".\"_pk\" ORDER BY \(order)"
+            + "JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias).\"_pk\" = \"window_keys\".\"_pk\" ORDER BY \(orderClause)"
         return (sql, arguments)
+    }
+
+    /// The requested order, then the tie-break.
+    private var orderClause: String {
+        (orderBy + [Self.tieBreak(after: orderBy)]).joined(separator: ", ")
     }
 
     /// The primary-key term that ends an ORDER BY, in the direction of the term before it.

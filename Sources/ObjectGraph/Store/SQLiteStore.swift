@@ -666,8 +666,12 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
         externalStorage?.removeAll()
-        let emptied = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, Int.max) })
-        try plannerStatistics?.recordChanges(inserted: [:], deleted: emptied, writer: writer)
+        do {
+            try plannerStatistics?.recordEmptied(writer: writer)
+        } catch {
+            // The rows are gone already: statistics that fail to refresh leave plans slower, not data wrong.
+            logger.warning("could not refresh the query planner's statistics: \(error)")
+        }
     }
 
     /// Removes external files that no row refers to: left by a crash between writing a file and

@@ -9,10 +9,7 @@ final class QueryPlanTests: PredicateTestCase {
         let layout = try container.store.layout(for: T.self)
         let query = RowQuery(condition: try PredicateTranslator.translate(predicate, layout: layout))
         let (sql, arguments) = query.sql(selecting: SQLiteStore.selectList(layout), from: layout)
-        return try container.store.writer.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
-                .map { $0["detail"] as String }.joined(separator: "\n")
-        }
+        return try queryPlan(of: sql, arguments: arguments, in: container.store.writer)
     }
 
     func testAUniqueAttributeLookupReadsOneRowOfAHundredThousand() throws {

@@ -37,6 +37,14 @@ class StoreTestCase: XCTestCase {
         try container.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
     }
 
+    /// SQLite's plan for a statement, its steps one per line, made by `reader`'s connection.
+    func queryPlan(of sql: String, arguments: [DatabaseValue], in reader: any DatabaseReader) throws -> String {
+        try reader.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
+                .map { $0["detail"] as String }.joined(separator: "\n")
+        }
+    }
+
     var externalFiles: [String] {
         let directory = folder.appendingPathComponent("test.store.external")
         return (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
