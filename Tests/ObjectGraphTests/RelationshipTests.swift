@@ -434,4 +434,45 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(budget.transactions.map(\.note), ["kept"])
         XCTAssertTrue(kept.budget === budget)
     }
+
+    // MARK: Large relationships
+
+    /// A to-many of 32 or more members is indexed by member when linking into it; every other write
+    /// to the relationship must drop that index, or a member that left would be taken as still there.
+    func testLinkingIntoALargeRelationshipStaysCorrectAfterEveryKindOfWrite() throws {
+        let store = try container(Budget.self)
+        let context = ModelContext(store)
+        let budget = Budget(name: "big")
+        context.insert(budget)
+        let members = (0..<40).map { Transaction(note: "t\($0)", amount: Decimal($0)) }
+        for member in members { member.budget = budget }
+        XCTAssertEqual(budget.transactions.count, 40)
+
+        members[7].budget = budget
+        XCTAssertEqual(budget.transactions.count, 40, "linking a member again adds no duplicate")
+
+        let removed = budget.transactions.removeLast()
+        XCTAssertNil(removed.budget)
+        removed.budget = budget
+        XCTAssertEqual(budget.transactions.count, 40, "a member that left can be linked again")
+        XCTAssertEqual(budget.transactions.filter { $0 === removed }.count, 1)
+
+        budget.transactions = Array(members.prefix(35))
+        members[38].budget = budget
+        XCTAssertEqual(budget.transactions.count, 36, "after the array is replaced, a dropped member links again")
+        members[38].budget = budget
+        XCTAssertEqual(budget.transactions.count, 36)
+
+        try context.save()
+        let fresh = ModelContext(store)
+        let saved = try XCTUnwrap(fresh.fetch(FetchDescriptor<Budget>()).first)
+        XCTAssertEqual(Set(saved.transactions.map(\.note)), Set(members.prefix(35).map(\.note) + ["t38"]))
+        let later = Transaction(note: "later", amount: 1)
+        later.budget = saved
+        later.budget = saved
+        XCTAssertEqual(saved.transactions.count, 37)
+        try fresh.save()
+        let reread = try XCTUnwrap(ModelContext(store).fetch(FetchDescriptor<Budget>()).first)
+        XCTAssertEqual(reread.transactions.count, 37)
+    }
 }

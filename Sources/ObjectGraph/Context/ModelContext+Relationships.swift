@@ -156,13 +156,16 @@ extension ModelContext {
             let storage = model.storage
             for slot in storage.layout.slots {
                 guard let relationship = slot.relationship else { continue }
+                let isOptional = slot.optionalType != nil
+                let hasSizeLimit = (relationship.minimumModelCount ?? 0) > 0 || (relationship.maximumModelCount ?? 0) > 0
+                // Only a required to-one and a sized to-many have something to check: the related
+                // models of the others are not listed, which for a new folder of thousands cost a copy.
+                guard relationship.isToOneRelationship ? !isOptional : hasSizeLimit else { continue }
                 // A relationship with a size limit is loaded to count it when models joined or left it unloaded.
-                if storage.pendingMembership(at: slot.index) != nil,
-                   (relationship.minimumModelCount ?? 0) > 0 || (relationship.maximumModelCount ?? 0) > 0 {
+                if storage.pendingMembership(at: slot.index) != nil, hasSizeLimit {
                     _ = storage.relatedModels(at: slot.index)
                 }
                 guard let related = storage.loadedRelatedModels(at: slot.index) else { continue }
-                let isOptional = slot.optionalType != nil
                 if relationship.isToOneRelationship && !isOptional && related.isEmpty {
                     throw SwiftDataError(
                         .modelValidationFailure,

@@ -278,6 +278,9 @@ public protocol _ModelArray {
     var _models: [AnyObject] { get }
     /// Whether the array holds this very instance.
     func _containsIdentical(_ model: AnyObject) -> Bool
+    var _count: Int { get }
+    /// The addresses of the instances the array holds.
+    var _memberAddresses: Set<UnsafeRawPointer> { get }
     /// Appends `model` to the array `value` holds, without copying the array; false when `value`
     /// holds no array of this type (nil, for an optional one).
     static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool
@@ -291,17 +294,30 @@ extension Array: _ModelArray {
     public var _models: [AnyObject] { compactMap { $0 as AnyObject } }
 
     public func _containsIdentical(_ model: AnyObject) -> Bool {
-        // Model arrays hold class references, one pointer each: comparing the pointers avoids a
-        // dynamic cast per element, which made linking into a large relationship slow.
-        guard Element.self is AnyObject.Type, MemoryLayout<Element>.stride == MemoryLayout<UnsafeRawPointer>.stride else {
-            return contains { ($0 as AnyObject) === model }
-        }
         let target = UnsafeRawPointer(Unmanaged.passUnretained(model).toOpaque())
+        guard Self.holdsReferences else { return contains { ($0 as AnyObject) === model } }
         return withUnsafeBytes { bytes in
             stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride).contains {
                 bytes.load(fromByteOffset: $0, as: UnsafeRawPointer.self) == target
             }
         }
+    }
+
+    public var _count: Int { count }
+
+    public var _memberAddresses: Set<UnsafeRawPointer> {
+        guard Self.holdsReferences else { return Set(map { UnsafeRawPointer(Unmanaged.passUnretained($0 as AnyObject).toOpaque()) }) }
+        return withUnsafeBytes { bytes in
+            Set(stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride).lazy.map {
+                bytes.load(fromByteOffset: $0, as: UnsafeRawPointer.self)
+            })
+        }
+    }
+
+    /// Whether the elements are class references, one pointer each: reading them as pointers avoids
+    /// a dynamic cast per element, which made linking into a large relationship slow.
+    private static var holdsReferences: Bool {
+        Element.self is AnyObject.Type && MemoryLayout<Element>.stride == MemoryLayout<UnsafeRawPointer>.stride
     }
 
     public static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool {
