@@ -136,6 +136,32 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertFalse(unfiltered.contains("Clear filters"))
     }
 
+    /// The form shows the query it ran with, so that a bookmarked URL opens with its filters set.
+    func testTheFormAndSidebarShowTheCurrentQuery() async throws {
+        let work = try XCTUnwrap(ids["Work"]), swift = try XCTUnwrap(ids["swift"])
+        let body = try await page("/snippets?folder=\(work)&tag=\(swift)&tagMode=all&sort=title&order=asc&size=10")
+        XCTAssertTrue(body.contains("<option value=\"all\" selected>all of them</option>"), "the tag mode")
+        XCTAssertTrue(body.contains("<option value=\"any\" >any of them</option>"))
+        XCTAssertTrue(body.contains("<option value=\"asc\" selected>Ascending</option>"), "the order")
+        XCTAssertTrue(body.contains("<option value=\"desc\" >Descending</option>"))
+        XCTAssertTrue(body.contains("<option value=\"title\" selected>"), "the sort")
+        XCTAssertTrue(body.contains("<option value=\"10\" selected>"), "the page size")
+        XCTAssertTrue(body.contains("<option value=\"\(work)\" selected>Work (1)</option>"), "the folder, with its count")
+        XCTAssertTrue(body.contains("1–1 of 1"), "the pagination")
+        XCTAssertTrue(body.contains("<span class=\"row-meta\">Swift · Work · "), "the row shows its folder")
+        XCTAssertFalse(body.contains("Nothing matches."))
+
+        let favorites = try await page("/snippets?favorites=1")
+        XCTAssertTrue(favorites.contains("<a href=\"/snippets?favorites=1\" aria-current=\"page\">Favorites <span class=\"count\">2</span>"))
+        XCTAssertTrue(favorites.contains("<a href=\"/snippets\" >All <span class=\"count\">5</span>"))
+        XCTAssertTrue(favorites.contains("<option value=\"desc\" selected>Descending</option>"), "descending by default")
+        XCTAssertTrue(favorites.contains("<span class=\"row-meta\">Shell · "), "an unfiled row names no folder")
+
+        let nothing = try await page("/snippets?q=nowhere")
+        XCTAssertTrue(nothing.contains("Nothing matches."))
+        XCTAssertFalse(nothing.contains("class=\"pagination\""))
+    }
+
     func testSavedSearchesAppearInTheSidebar() async throws {
         try await send(.POST, "/searches", beforeRequest: { req async throws in
             try req.content.encode(["name": "Fetch favourites", "query": "?q=fetch&favorites=1"], as: .urlEncodedForm)

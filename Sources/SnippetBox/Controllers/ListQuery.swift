@@ -5,7 +5,12 @@ import Vapor
 /// Everything the list page's GET form can ask for, read from the URL so that every state of the
 /// list can be bookmarked and shared: a text search, filters that combine, an order and a page.
 struct ListQuery: Sendable, Equatable {
-    enum TagMode: String, Sendable, CaseIterable { case any, all, none }
+    enum TagMode: String, Sendable, CaseIterable {
+        case any, all, none
+
+        /// How the form offers the mode: "Match any of them".
+        var label: String { "\(rawValue) of them" }
+    }
     enum SortKey: String, Sendable, CaseIterable { case updated, created, title, language }
 
     static let pageSizes = [10, 25, 50, 100]

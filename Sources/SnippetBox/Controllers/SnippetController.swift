@@ -58,8 +58,9 @@ struct SnippetController: RouteCollection {
             let page = SnippetListPage(
                 heading: results.heading, filterQuery: query.queryString(),
                 rows: rows, selected: selectedDetail, isStoreEmpty: isStoreEmpty,
-                folderOptions: try presenter.folderOptions(selected: selectedDetail?.folderID),
-                form: results.form, pagination: results.pagination, isSearch: query.isSearch)
+                // Only the shown snippet's "move to folder" menu lists the folders.
+                folderOptions: selectedDetail == nil ? [] : try presenter.folderOptions(selected: selectedDetail?.folderID),
+                form: results.form, pagination: results.pagination, isSearch: query.isSearch, hasRows: !rows.isEmpty)
             return (try presenter.sidebar(current: query.sidebarKey), page)
         }
         return try await req.view.render("snippets", PageContext(

@@ -92,20 +92,23 @@ struct SnippetList {
                             isSelected: query.tags.contains($0.uuid.uuidString), color: $0.color.hex)
         }
         let languageChoices = [ListForm.Choice(value: "", label: "Any language", count: languageCounts.values.reduce(0, +), isSelected: query.language == nil)]
-            + CodingLanguage.allCases.sorted().compactMap { language in
+            + CodingLanguage.allCasesByName.compactMap { language in
                 let count = languageCounts[language] ?? 0
                 guard count > 0 || query.language == language else { return nil }
                 return ListForm.Choice(value: language.rawValue, label: language.displayName, count: count, isSelected: query.language == language)
             }
         return ListForm(
-            text: query.text, folders: folderChoices, tags: tagChoices, tagMode: query.tagMode.rawValue,
+            text: query.text, folders: folderChoices, tags: tagChoices, tagModes: ListQuery.TagMode.allCases.map {
+                Option(value: $0.rawValue, label: $0.label, isSelected: query.tagMode == $0)
+            },
             languages: languageChoices, favoritesOnly: query.favoritesOnly, withImageOnly: query.withImageOnly,
             createdFrom: ListQuery.dayString(query.createdFrom),
             createdTo: ListQuery.dayString(query.createdTo?.addingTimeInterval(-86_400)),
             updatedFrom: ListQuery.dayString(query.updatedFrom),
             updatedTo: ListQuery.dayString(query.updatedTo?.addingTimeInterval(-86_400)),
             sorts: ListQuery.SortKey.allCases.map { Option(value: $0.rawValue, label: $0.rawValue.capitalized, isSelected: query.sort == $0) },
-            order: query.ascending ? "asc" : "desc",
+            orders: [Option(value: "desc", label: "Descending", isSelected: !query.ascending),
+                     Option(value: "asc", label: "Ascending", isSelected: query.ascending)],
             pageSizes: ListQuery.pageSizes.map { Option(value: String($0), label: String($0), isSelected: query.pageSize == $0) },
             hasFilters: query.hasFilters)
     }
@@ -117,6 +120,7 @@ struct SnippetList {
             page: query.page, pageCount: pageCount, total: total,
             first: min(first, total), last: min(query.page * query.pageSize, total),
             previousQuery: query.page > 1 ? query.queryString(page: query.page - 1) : nil,
-            nextQuery: query.page < pageCount ? query.queryString(page: query.page + 1) : nil)
+            nextQuery: query.page < pageCount ? query.queryString(page: query.page + 1) : nil,
+            hasResults: total > 0)
     }
 }

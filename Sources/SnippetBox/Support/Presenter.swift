@@ -93,7 +93,7 @@ struct Presenter {
     }
 
     func languageOptions(selected: String) -> [Option] {
-        CodingLanguage.allCases.sorted().map {
+        CodingLanguage.allCasesByName.map {
             Option(value: $0.rawValue, label: $0.displayName, isSelected: $0.rawValue == selected)
         }
     }

@@ -11,7 +11,7 @@ struct ListForm: Encodable, Sendable {
     struct Choice: Encodable, Sendable {
         let value: String
         let label: String
-        let count: Int
+        @EncodedAsText var count: Int
         let isSelected: Bool
         var color: String = ""
     }
@@ -19,7 +19,7 @@ struct ListForm: Encodable, Sendable {
     let text: String
     let folders: [Choice]
     let tags: [Choice]
-    let tagMode: String
+    let tagModes: [Option]
     let languages: [Choice]
     let favoritesOnly: Bool
     let withImageOnly: Bool
@@ -28,19 +28,21 @@ struct ListForm: Encodable, Sendable {
     let updatedFrom: String
     let updatedTo: String
     let sorts: [Option]
-    let order: String
+    let orders: [Option]
     let pageSizes: [Option]
     let hasFilters: Bool
 }
 
 struct Pagination: Encodable, Sendable {
-    let page: Int
-    let pageCount: Int
-    let total: Int
-    let first: Int
-    let last: Int
+    @EncodedAsText var page: Int
+    @EncodedAsText var pageCount: Int
+    @EncodedAsText var total: Int
+    @EncodedAsText var first: Int
+    @EncodedAsText var last: Int
     let previousQuery: String?
     let nextQuery: String?
+    /// Whether there is anything to page through, as a flag for the template (see `EncodedAsText`).
+    let hasResults: Bool
 }
 
 struct SavedSearchLink: Encodable, Sendable {

@@ -51,27 +51,48 @@ struct Sidebar: Encodable, Sendable {
     struct FolderLink: Encodable, Sendable {
         let id: String
         let name: String
-        let count: Int
+        @EncodedAsText var count: Int
         let isCurrent: Bool
     }
 
     struct TagLink: Encodable, Sendable {
         let id: String
         let name: String
-        let count: Int
+        @EncodedAsText var count: Int
         let color: String
         let textColor: String
         let isCurrent: Bool
     }
 
-    let allCount: Int
-    let favoritesCount: Int
-    let unfiledCount: Int
+    @EncodedAsText var allCount: Int
+    @EncodedAsText var favoritesCount: Int
+    @EncodedAsText var unfiledCount: Int
     let folders: [FolderLink]
     let tags: [TagLink]
     let savedSearches: [SavedSearchLink]
     /// Which entry is selected: "all", "favorites", "unfiled", or none for folder and tag pages.
     let current: String
+    /// The same, as flags for the template: Leaf compares text through its converter table, which
+    /// it rebuilds for every comparison.
+    let isAllCurrent: Bool
+    let isFavoritesCurrent: Bool
+    let isUnfiledCurrent: Bool
+    let hasSavedSearches: Bool
+
+    init(allCount: Int, favoritesCount: Int, unfiledCount: Int, folders: [FolderLink], tags: [TagLink],
+         savedSearches: [SavedSearchLink], current: String) {
+        self.allCount = allCount
+        self.favoritesCount = favoritesCount
+        self.unfiledCount = unfiledCount
+        self.folders = folders
+        self.tags = tags
+        self.savedSearches = savedSearches
+        self.current = current
+        isAllCurrent = current == "all"
+        isFavoritesCurrent = current == "favorites"
+        isUnfiledCurrent = current == "unfiled"
+        hasSavedSearches = !savedSearches.isEmpty
+    }
 }
 
 /// A tag as a coloured chip.
@@ -97,6 +118,31 @@ struct SnippetRow: Encodable, Sendable {
     let isFavorite: Bool
     let isSelected: Bool
     let excerpt: String
+    /// Flags for the template's conditions: a test of text or of a count goes through Leaf's converter
+    /// table, rebuilt on every use, several times per row.
+    let hasFolder: Bool
+    let hasTags: Bool
+    let hasMatch: Bool
+    let hasExcerpt: Bool
+
+    init(id: String, title: String, titleFragments: [Fragment], matchFragments: [Fragment], language: String,
+         folder: String?, tags: [TagChip], updated: String, isFavorite: Bool, isSelected: Bool, excerpt: String) {
+        self.id = id
+        self.title = title
+        self.titleFragments = titleFragments
+        self.matchFragments = matchFragments
+        self.language = language
+        self.folder = folder
+        self.tags = tags
+        self.updated = updated
+        self.isFavorite = isFavorite
+        self.isSelected = isSelected
+        self.excerpt = excerpt
+        hasFolder = folder != nil
+        hasTags = !tags.isEmpty
+        hasMatch = !matchFragments.isEmpty
+        hasExcerpt = !excerpt.isEmpty
+    }
 }
 
 /// One page of the list, with the snippet shown beside it, if any.
@@ -111,6 +157,7 @@ struct SnippetListPage: Encodable, Sendable {
     let form: ListForm
     let pagination: Pagination
     let isSearch: Bool
+    let hasRows: Bool
 }
 
 /// A snippet in full.
