@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/vapor/vapor", exact: "4.122.3"),
         .package(url: "https://github.com/vapor/leaf", exact: "4.5.2"),
+        // Leaf's engine, for `LeafDataRepresentable` (Leaf re-exports only part of it).
+        .package(url: "https://github.com/vapor/leaf-kit", exact: "1.14.3"),
         .package(url: "https://github.com/JohnSundell/Ink", exact: "0.6.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
@@ -43,6 +45,7 @@ let package = Package(
                 "ObjectGraph",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Leaf", package: "leaf"),
+                .product(name: "LeafKit", package: "leaf-kit"),
                 .product(name: "Ink", package: "Ink"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -55,6 +58,7 @@ let package = Package(
             name: "SnippetBoxTests",
             dependencies: [
                 "SnippetBox", "ObjectGraph", .product(name: "XCTVapor", package: "vapor"),
+                .product(name: "LeafKit", package: "leaf-kit"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
