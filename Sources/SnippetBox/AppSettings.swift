@@ -26,6 +26,8 @@ public struct AppSettings: Sendable, Equatable {
     public var backupsKept: Int
     /// bcrypt's cost: 12 in use; tests lower it to stay fast.
     public var passwordHashCost: Int
+    /// How many sessions the server keeps in memory at most (see `ExpiringMemorySessions`).
+    public var sessionLimit = 10_000
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL = URL(fileURLWithPath: "data"),
                 basePath: String = "", maxUploadMegabytes: Int = 10, adminPassword: String? = nil,

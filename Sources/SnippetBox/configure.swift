@@ -20,7 +20,8 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     app.leaf.cache.isEnabled = Environment.get("RELOAD_TEMPLATES") != "1"
 
     app.passwords.use(.bcrypt(cost: settings.passwordHashCost))
-    app.sessions.use(.memory)
+    let sessions = ExpiringMemorySessions(capacity: settings.sessionLimit)
+    app.sessions.use { _ in sessions }
     let cookiePath = settings.basePath.isEmpty ? "/" : settings.basePath
     app.sessions.configuration = SessionsConfiguration(cookieName: "snippetbox-session") { id in
         HTTPCookies.Value(string: id.string, path: cookiePath, isSecure: settings.secureCookies, isHTTPOnly: true, sameSite: .lax)

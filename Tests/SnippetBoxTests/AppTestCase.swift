@@ -15,12 +15,14 @@ class AppTestCase: XCTestCase {
 
     var basePath: String { "" }
     var maxUploadMegabytes: Int { 1 }
+    var sessionLimit: Int { 10_000 }
     static let password = "correct horse battery"
 
     override func setUp() async throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-tests-\(UUID().uuidString)")
         settings = AppSettings(dataDirectory: dataDirectory, basePath: basePath, maxUploadMegabytes: maxUploadMegabytes,
                                passwordHashCost: 4)
+        settings.sessionLimit = sessionLimit
         app = try await Application.make(.testing)
         try configure(app, settings: settings)
         try await addAccount("tester", isAdmin: true)
