@@ -67,9 +67,6 @@ final class PredicateTranslation {
     let rootLayout: EntityLayout
     private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
     private var aliasCounter = 0
-    /// The columns of related models this translation reads by key, by the SQL that reads them, so
-    /// that an equality with a captured value can be turned around (see `equality`).
-    private var relatedColumnReads: [String: (key: SQLFragment, table: String, column: String)] = [:]
 
     init(layout: EntityLayout) {
         self.rootLayout = layout
@@ -210,23 +207,9 @@ final class PredicateTranslation {
         }
         // `=` lets SQLite use an index against a captured value; `IS NOT` keeps `nil != value` true, as in Swift.
         let isConstantTest = right_.fragment.sql == "?" || left_.fragment.sql == "?"
-        if !negated, isConstantTest, let test = relatedKeyTest(left_.fragment, right_.fragment) ?? relatedKeyTest(right_.fragment, left_.fragment) {
-            return .condition(test)
-        }
         let op = negated ? "IS NOT" : (isConstantTest ? "=" : "IS")
         return .condition(SQLFragment(
             "(\(left_.fragment.sql) \(op) \(right_.fragment.sql))", left_.fragment.arguments + right_.fragment.arguments))
-    }
-
-    /// `$0.folder?.name == name` as `folder IN (SELECT _pk FROM Folder WHERE name = ?)`: SQLite cannot
-    /// use an index through a subquery that reads the related row for every row, but can look the
-    /// few matching keys up first and then use the foreign key's index. Both forms are false when
-    /// the relationship is nil, and `nil` itself is tested with `IS NULL` before this.
-    private func relatedKeyTest(_ operand: SQLFragment, _ other: SQLFragment) -> SQLFragment? {
-        guard other.sql == "?", let read = relatedColumnReads[operand.sql] else { return nil }
-        return SQLFragment(
-            "(\(read.key.sql) IN (SELECT \"_pk\" FROM \(read.table.quotedIdentifier) WHERE \(read.column.quotedIdentifier) = ?))",
-            read.key.arguments + other.arguments)
     }
 
     func codec(of term: SQLTerm) -> AttributeCodec? {
@@ -313,11 +296,9 @@ final class PredicateTranslation {
             return SQLFragment("\(alias.quotedIdentifier).\(name.quotedIdentifier)")
         }
         let alias = newAlias().quotedIdentifier
-        let read = SQLFragment(
+        return SQLFragment(
             "(SELECT \(alias).\(name.quotedIdentifier) FROM \(reference.layout.name.quotedIdentifier) AS \(alias) WHERE \(alias).\"_pk\" = \(reference.key.sql))",
             reference.key.arguments)
-        relatedColumnReads[read.sql] = (reference.key, reference.layout.name, name)
-        return read
     }
 
     private func valueMember(_ keyPath: AnyKeyPath, of fragment: SQLFragment, codec: AttributeCodec?, node: Any) throws -> SQLTerm {

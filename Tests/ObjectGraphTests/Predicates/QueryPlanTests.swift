@@ -37,14 +37,4 @@ final class QueryPlanTests: PredicateTestCase {
         let detail = try plan(#Predicate<SnippetItem> { $0.folder?.persistentModelID == folderID })
         XCTAssertTrue(detail.contains("USING INDEX SnippetItem_folder_key (folder=?)"), detail)
     }
-
-    /// `$0.folder?.name == name`: the folder's key is found by name, then the snippets by the foreign
-    /// key's index; reading each snippet's folder name by subquery scanned every snippet.
-    func testARelatedAttributeEqualityUsesTheForeignKeyIndex() throws {
-        try open(SnippetFolder.self)
-        let name = "Work"
-        let detail = try plan(#Predicate<SnippetItem> { $0.folder?.name == name })
-        XCTAssertTrue(detail.contains("USING INDEX SnippetItem_folder_key (folder=?)"), detail)
-        XCTAssertFalse(detail.contains("SCAN t0"), detail)
-    }
 }
