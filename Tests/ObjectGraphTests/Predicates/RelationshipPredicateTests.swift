@@ -28,6 +28,12 @@ final class RelationshipPredicateTests: PredicateTestCase {
         try assertPredicate(#Predicate<SnippetItem> { $0.folder?.name == "Work" },
                             sql: #"((SELECT "t1"."name" FROM "SnippetFolder" AS "t1" WHERE "t1"."_pk" = "t0"."folder") = ?)"#,
                             selects: ["fetch", "save"], label: \.title)
+        try assertPredicate(#Predicate<SnippetItem> { $0.folder?.name == "Nowhere" }, selects: [], label: \.title)
+        let wanted: String? = "Home"
+        try assertPredicate(#Predicate<SnippetItem> { $0.folder?.name == wanted }, selects: ["query"], label: \.title)
+        // Without a folder the name is nil: unequal to "Work", equal to nil, as in Swift.
+        try assertPredicate(#Predicate<SnippetItem> { $0.folder?.name != "Work" }, selects: ["query", "loose"], label: \.title)
+        try assertPredicate(#Predicate<SnippetItem> { $0.folder?.name == nil }, selects: ["loose"], label: \.title)
         try assertPredicate(#Predicate<SnippetItem> { $0.folder == nil },
                             sql: #"("t0"."folder" IS NULL)"#, selects: ["loose"], label: \.title)
         try assertPredicate(#Predicate<SnippetItem> { $0.folder != nil && $0.folder!.name != "Work" },
