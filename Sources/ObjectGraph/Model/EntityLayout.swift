@@ -286,6 +286,11 @@ public protocol _ModelArray {
     static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool
 }
 
+/// The address of an instance, which names it as `===` does, without retaining it.
+func identityAddress(of object: AnyObject) -> UnsafeRawPointer {
+    UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+}
+
 extension Array: _ModelArray {
     public static var modelType: (any PersistentModel.Type)? { Element.self as? any PersistentModel.Type }
     public static var _countKeyPath: AnyKeyPath { \[Element].count }
@@ -294,7 +299,7 @@ extension Array: _ModelArray {
     public var _models: [AnyObject] { compactMap { $0 as AnyObject } }
 
     public func _containsIdentical(_ model: AnyObject) -> Bool {
-        let target = UnsafeRawPointer(Unmanaged.passUnretained(model).toOpaque())
+        let target = identityAddress(of: model)
         guard Self.holdsReferences else { return contains { ($0 as AnyObject) === model } }
         return withUnsafeBytes { bytes in
             stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride).contains {
@@ -306,7 +311,7 @@ extension Array: _ModelArray {
     public var _count: Int { count }
 
     public var _memberAddresses: Set<UnsafeRawPointer> {
-        guard Self.holdsReferences else { return Set(map { UnsafeRawPointer(Unmanaged.passUnretained($0 as AnyObject).toOpaque()) }) }
+        guard Self.holdsReferences else { return Set(map { identityAddress(of: $0 as AnyObject) }) }
         return withUnsafeBytes { bytes in
             Set(stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride).lazy.map {
                 bytes.load(fromByteOffset: $0, as: UnsafeRawPointer.self)

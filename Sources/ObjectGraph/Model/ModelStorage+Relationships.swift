@@ -138,7 +138,7 @@ extension ModelStorage {
     /// Whether a loaded to-many slot holds this very model. A separate function, so that its copy of
     /// the array is released before the caller appends to the slot's array in place.
     private func holdsMember(_ member: AnyObject, at index: Int) -> Bool {
-        let address = Self.address(of: member)
+        let address = identityAddress(of: member)
         if let addresses = memberAddresses[index] { return addresses.contains(address) }
         guard let array = resolvedRelationshipValue(at: index) as? any _ModelArray else { return false }
         // A short array is scanned; a long one is indexed once, for the members that follow.
@@ -150,16 +150,12 @@ extension ModelStorage {
 
     static let smallestIndexedRelationship = 32
 
-    static func address(of model: AnyObject) -> UnsafeRawPointer {
-        UnsafeRawPointer(Unmanaged.passUnretained(model).toOpaque())
-    }
-
     /// Appends a model to a loaded to-many slot, in place: rebuilding the array for every new member
     /// made building a large relationship quadratic.
     private func appendMember(_ member: AnyObject, at index: Int) {
         // Writing the slot drops every index of members; this slot's is carried over the write.
         var addresses = memberAddresses.removeValue(forKey: index)
-        addresses?.insert(Self.address(of: member))
+        addresses?.insert(identityAddress(of: member))
         defer { if let addresses { memberAddresses[index] = addresses } }
         let slot = layout.slots[index]
         if let arrayType = slot.wrappedValueType as? any _ModelArray.Type,

@@ -70,15 +70,14 @@ struct Sidebar: Encodable, Sendable {
     let folders: [FolderLink]
     let tags: [TagLink]
     let savedSearches: [SavedSearchLink]
-    /// Which entry is selected: "all", "favorites", "unfiled", or none for folder and tag pages.
-    let current: String
-    /// The same, as flags for the template: Leaf compares text through its converter table, which
-    /// it rebuilds for every comparison.
+    /// Which of All, Favorites and Unfiled is selected (none on folder and tag pages), as flags: Leaf
+    /// compares text through its converter table, which it rebuilds for every comparison.
     let isAllCurrent: Bool
     let isFavoritesCurrent: Bool
     let isUnfiledCurrent: Bool
     let hasSavedSearches: Bool
 
+    /// `current` is "all", "favorites", "unfiled", or anything else for folder and tag pages.
     init(allCount: Int, favoritesCount: Int, unfiledCount: Int, folders: [FolderLink], tags: [TagLink],
          savedSearches: [SavedSearchLink], current: String) {
         self.allCount = allCount
@@ -87,7 +86,6 @@ struct Sidebar: Encodable, Sendable {
         self.folders = folders
         self.tags = tags
         self.savedSearches = savedSearches
-        self.current = current
         isAllCurrent = current == "all"
         isFavoritesCurrent = current == "favorites"
         isUnfiledCurrent = current == "unfiled"
