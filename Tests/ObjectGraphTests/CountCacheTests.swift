@@ -3,8 +3,9 @@ import GRDB
 @testable import ObjectGraph
 import XCTest
 
-/// Counts are kept until the store changes: asked again they run no query, and after any write
-/// (this context, another one, or another connection to the file) they are computed afresh.
+/// Counts are kept until the store changes what they read: asked again they run no query. A save of
+/// this container drops only the counts that read a table or column it wrote; a write by another
+/// container or connection to the file drops them all.
 final class CountCacheTests: StoreTestCase {
     private func saveSnippets(_ titles: [String], folder name: String?, in container: ModelContainer) throws {
         let context = ModelContext(container)
@@ -64,5 +65,131 @@ final class CountCacheTests: StoreTestCase {
         }
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<SnippetItem>()), 3)
         XCTAssertEqual(try context.counts(of: \SnippetItem.title), ["a": 1, "b": 1, "c": 1])
+    }
+
+    func testASaveKeepsTheCountsThatDoNotReadWhatItWrote() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        try saveSnippets(["a", "b"], folder: "Work", in: container)
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 2)
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetItem>()), 2)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["a": 1, "b": 1])
+
+        let writer = ModelContext(container)
+        let first = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "a" })).first)
+        first.title = "z"
+        try writer.save()
+
+        // The save moved the store's files; it must not count as another process's write.
+        let untouched = try selects(in: container) {
+            XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 2)
+            XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetItem>()), 2)
+        }
+        XCTAssertEqual(untouched, [])
+        let recounted = try selects(in: container) {
+            XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["z": 1, "b": 1])
+        }
+        XCTAssertEqual(recounted.count, 1)
+    }
+
+    func testEveryKindOfWriteDropsTheCountsThatReadIt() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        let writer = ModelContext(container)
+        let work = SnippetFolder(name: "Work")
+        let swift = SnippetTag(name: "swift"), sql = SnippetTag(name: "sql")
+        let a = SnippetItem(title: "a"), b = SnippetItem(title: "b")
+        a.folder = work
+        a.tags = [swift]
+        b.tags = [swift, sql]
+        writer.insert(a)
+        writer.insert(b)
+        try writer.save()
+
+        let reader = ModelContext(container)
+        func tagCounts() throws -> [String: Int] {
+            let names = Dictionary(uniqueKeysWithValues: try reader.fetch(FetchDescriptor<SnippetTag>()).map { ($0.persistentModelID, $0.name) })
+            return Dictionary(uniqueKeysWithValues: try reader.counts(ofEach: \SnippetItem.tags).map { (names[$0.key] ?? "?", $0.value) })
+        }
+        func inWork() throws -> Int {
+            try reader.counts(of: \SnippetItem.title, where: #Predicate { $0.folder?.name == "Work" }).values.reduce(0, +)
+        }
+        XCTAssertEqual(try tagCounts(), ["swift": 2, "sql": 1])
+        XCTAssertEqual(try inWork(), 1)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[nil], 1)
+
+        // A join row added: the counts per tag read the join table.
+        a.tags.append(sql)
+        try writer.save()
+        XCTAssertEqual(try tagCounts(), ["swift": 2, "sql": 2])
+
+        // Another entity's column, read through the predicate's subquery.
+        work.name = "Home"
+        try writer.save()
+        XCTAssertEqual(try inWork(), 0)
+
+        // A foreign key updated in place.
+        b.folder = work
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[nil], nil)
+
+        // A deleted tag takes its join rows with it.
+        writer.delete(sql)
+        try writer.save()
+        XCTAssertEqual(try tagCounts(), ["swift": 2])
+
+        // A deleted snippet, and an inserted one.
+        writer.delete(a)
+        writer.insert(SnippetItem(title: "c"))
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder), [work.persistentModelID: 1, nil: 1])
+        XCTAssertEqual(try tagCounts(), ["swift": 1])
+    }
+
+    func testSearchesFollowTheSearchableTextAndKeepTheirRanksOtherwise() throws {
+        let container = try makeContainer(Article.self)
+        let writer = ModelContext(container)
+        let article = Article(title: "Apples", body: "Crisp apples in autumn")
+        writer.insert(article)
+        try writer.save()
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.search(Article.self, for: "apples").totalCount, 1)
+
+        article.rating = 5
+        try writer.save()
+        let kept = try selects(in: container) {
+            XCTAssertEqual(try reader.search(Article.self, for: "apples").totalCount, 1)
+        }
+        // The hit's row is read again, with its excerpts; the count and the ranking are kept.
+        XCTAssertEqual(kept.filter { $0.contains("COUNT(*)") || $0.contains("bm25(") }, [])
+        XCTAssertEqual(kept.filter { $0.contains("snippet(") }.count, 1)
+
+        article.body = "Pears in winter"
+        article.title = "Pears"
+        try writer.save()
+        XCTAssertEqual(try reader.search(Article.self, for: "apples").totalCount, 0)
+        XCTAssertEqual(try reader.search(Article.self, for: "pears").hits.map(\.model.title), ["Pears"])
+    }
+
+    func testAWriteThroughAnotherContainerDropsEveryCount() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        try saveSnippets(["a", "b"], folder: "Work", in: container)
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 2)
+
+        // Another container on the same file, as a second process would have: its save cannot tell
+        // this container's cache what it wrote.
+        let other = try makeContainer(SnippetFolder.self)
+        let writer = ModelContext(other)
+        for snippet in try writer.fetch(FetchDescriptor<SnippetItem>()) where snippet.title == "a" {
+            snippet.folder = nil
+        }
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[nil], 1)
+    }
+
+    func testIdentifiersAreReadFromQuotedNames() {
+        XCTAssertEqual(
+            AggregateCache.identifiers(in: #"SELECT "t0"."folder", COUNT(*) FROM "Snip""pet" AS "t0" WHERE "t0"."name" = ? GROUP BY 1"#),
+            ["t0", "folder", "Snip\"pet", "name"])
     }
 }

@@ -84,7 +84,12 @@ final class SQLiteStore: @unchecked Sendable {
                 .loadIssueModelContainer,
                 "cannot open the store at \(configuration.url.path): \(error)")
         }
-        aggregateCache = AggregateCache(storePath: configuration.isStoredInMemoryOnly ? nil : configuration.url.path)
+        let writerForVersion = writer
+        aggregateCache = AggregateCache(
+            storePath: configuration.isStoredInMemoryOnly ? nil : configuration.url.path,
+            readWriterDataVersion: {
+                try? writerForVersion.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA data_version") }
+            })
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
         // A migration stage's copy shares the external folder with the store it migrates, whose rows
         // still refer to files the copy may no longer need: only a store opened for use is swept.
@@ -402,7 +407,7 @@ final class SQLiteStore: @unchecked Sendable {
                 droppedFiles.append(contentsOf: storage.committedExternalFiles.values)
             }
 
-            defer { aggregateCache.storeDidChange() }
+            defer { aggregateCache.storeDidChange(change(made: request)) }
             try writer.write { db in
                 var assignedKeys: [ObjectIdentifier: Int64] = [:]
                 /// Inserts that took over a saved row (a unique attribute matched): their rows may have join rows.
@@ -520,6 +525,32 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// The tables and columns a save request writes, for the aggregate cache. A deleted row also
+    /// takes its full-text entry and its join rows; an update of a searchable attribute rewrites the
+    /// row's full-text entry.
+    private func change(made request: SaveRequest) -> StoreChange {
+        var change = StoreChange()
+        func rowsChanged(of layout: EntityLayout) {
+            change.rowsChanged(in: layout.name)
+            if let index = fullTextIndexes[layout.name] { change.rowsChanged(in: index.tableName) }
+        }
+        for layout in request.deletes.map(\.layout) + request.batchDeletes.map(\.layout) {
+            rowsChanged(of: layout)
+            for (table, _) in joinTableColumnsByEntity[layout.name] ?? [] { change.rowsChanged(in: table) }
+        }
+        for insert in request.inserts { rowsChanged(of: insert.storage.layout) }
+        for update in request.updates {
+            let layout = update.storage.layout
+            let slots = update.changedSlots.map { layout.slots[$0] }
+            change.columnsUpdated(slots.map(\.name) + ["_version"], in: layout.name)
+            if let index = fullTextIndexes[layout.name], slots.contains(where: { $0.attribute?.options.contains(.spotlight) == true }) {
+                change.rowsChanged(in: index.tableName)
+            }
+        }
+        for write in request.joinWrites { change.rowsChanged(in: write.table.name) }
+        return change
     }
 
     /// Makes a join table hold exactly `targetKeys` for one owner, in that order. The writer side owns

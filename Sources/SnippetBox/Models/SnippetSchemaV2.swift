@@ -13,10 +13,12 @@ public enum SnippetSchemaV2: VersionedSchema {
         // nil), so that a page of 100,000 snippets reads index entries instead of rows holding code.
         // Indexes are not part of the stored schema: a store gets them when it opens, without a migration.
         // The creation-date index also holds the update date, so a "created in 2021" filter sorts the
-        // newest-updated first from the index alone.
+        // newest-updated first from the index alone. So do the language, folder and favourite indexes:
+        // the newest 25 Swift snippets are then the index's first 25 entries, where SQLite otherwise
+        // sorted all 3,000 of them (13 ms at 100,000 snippets).
         #Index<Snippet>(
-            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt, \.updatedAt], [\.deletedAt, \.title], [\.deletedAt, \.language],
-            [\.deletedAt, \.folder], [\.deletedAt, \.isFavorite])
+            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt, \.updatedAt], [\.deletedAt, \.title],
+            [\.deletedAt, \.language, \.updatedAt], [\.deletedAt, \.folder, \.updatedAt], [\.deletedAt, \.isFavorite, \.updatedAt])
 
         @Attribute(.unique) public var uuid: UUID = UUID()
         @Attribute(.spotlight) public var title: String = ""
