@@ -127,4 +127,20 @@ final class PlannerStatisticsTests: StoreTestCase {
         XCTAssertEqual(try analyzedRows()["SensorReading"], 1500)
         XCTAssertTrue(try plan(of: newestOfOneKind(), in: reopened).contains("SensorReading_deletedAt_kind_index"))
     }
+
+    func testAnIndexAddedToAnAnalyzedStoreIsAnalyzedWhenItOpens() throws {
+        do {
+            let container = try makeContainer(SensorReading.self)
+            try insertReadings(1500, into: container)
+        }
+        XCTAssertEqual(try analyzedRows()["SensorReading"], 1500)
+        // An index the analysis has not seen, as a newly declared #Index is on an existing store.
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { try $0.execute(sql: #"CREATE INDEX "SensorReading_by_hand" ON "SensorReading"("deletedAt", "kind", "takenAt")"#) }
+        try queue.close()
+        XCTAssertEqual(try rawRows("SELECT idx FROM sqlite_stat1 WHERE idx = 'SensorReading_by_hand'").count, 0)
+
+        _ = try makeContainer(SensorReading.self)
+        XCTAssertEqual(try rawRows("SELECT idx FROM sqlite_stat1 WHERE idx = 'SensorReading_by_hand'").count, 1)
+    }
 }
