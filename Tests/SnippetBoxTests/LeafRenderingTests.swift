@@ -9,11 +9,11 @@ final class LeafRenderingTests: XCTestCase {
     func testDirectLeafDataMatchesTheEncodableForm() throws {
         let chip = TagChip(id: "t1", name: "swift", color: "#ff0000", textColor: "#ffffff")
         let row = SnippetRow(
-            id: "r1", title: "Fetch rows", titleFragments: [Fragment(text: "Fetch", isMatch: true), Fragment(text: " rows", isMatch: false)],
-            matchFragments: [Fragment(text: "let rows", isMatch: false)], language: "Swift", folder: "Work",
+            id: "r1", title: "Fetch rows", titleHTML: "<mark>Fetch</mark> rows",
+            matchHTML: "let rows", language: "Swift", folder: "Work",
             tags: [chip], updated: "1 May 2024, 10:00", isFavorite: true, isSelected: false, excerpt: "let rows = fetch()")
         let unfiled = SnippetRow(
-            id: "r2", title: "Loose", titleFragments: [Fragment(text: "Loose", isMatch: false)], matchFragments: [],
+            id: "r2", title: "Loose", titleHTML: "Loose", matchHTML: "",
             language: "Shell", folder: nil, tags: [], updated: "2 May 2024, 11:00", isFavorite: false, isSelected: true, excerpt: "")
         try expectSameData(row)
         try expectSameData(unfiled)

@@ -52,6 +52,7 @@ final class SQLiteStore: @unchecked Sendable {
         grdbConfiguration.prepareDatabase { db in
             StringFunctions.register(in: db)
             db.trace(options: .profile) { event in sqlLog.record(event) }
+            try db.execute(sql: "PRAGMA mmap_size = \(Self.memoryMapSize)")
         }
         do {
             if configuration.isStoredInMemoryOnly {
@@ -106,6 +107,12 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
     }
+
+    /// How much of the store file SQLite reads through a memory map rather than `pread` calls: each
+    /// call copies a page from the kernel's cache into SQLite's own, a seventh of the time of a list
+    /// page at 100,000 snippets. Mapped pages are read in place, shared by every connection. SQLite
+    /// caps it at its compile-time maximum (2 GB in Debian's build); pages past the size are read as before.
+    static let memoryMapSize: Int64 = 1 << 30
 
     /// External files sit beside the store in `<store file>.external`; a migration stage's working copy
     /// shares the folder of the store it migrates.

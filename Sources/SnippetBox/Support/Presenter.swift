@@ -12,13 +12,12 @@ struct Presenter {
     }
 
     func row(_ snippet: Snippet, selectedID: UUID?, excerpts: [String: [TextFragment]] = [:]) -> SnippetRow {
-        let titleFragments = excerpts["title"].map { Self.fragments($0) } ?? [Fragment(text: snippet.title, isMatch: false)]
         let match = excerpts["code"] ?? excerpts["notes"] ?? excerpts["searchKeywords"]
         return SnippetRow(
             id: snippet.uuid.uuidString,
             title: snippet.title,
-            titleFragments: titleFragments,
-            matchFragments: match.map { Self.fragments($0) } ?? [],
+            titleHTML: excerpts["title"].map(MarkedText.html) ?? MarkedText.html(plain: snippet.title),
+            matchHTML: match.map(MarkedText.html) ?? "",
             language: snippet.language.displayName,
             folder: snippet.folder?.name,
             tags: snippet.tags.sorted { $0.normalizedName < $1.normalizedName }.map(chip),
@@ -26,11 +25,6 @@ struct Presenter {
             isFavorite: snippet.isFavorite,
             isSelected: snippet.uuid == selectedID,
             excerpt: Formatting.excerpt(snippet.notes.isEmpty ? snippet.code : snippet.notes))
-    }
-
-    /// A search excerpt, on one line (excerpts of code cross line breaks).
-    static func fragments(_ parts: [TextFragment]) -> [Fragment] {
-        parts.map { Fragment(text: $0.text.replacingOccurrences(of: "\n", with: " ⏎ "), isMatch: $0.isMatch) }
     }
 
     func detail(_ snippet: Snippet) -> SnippetDetail {

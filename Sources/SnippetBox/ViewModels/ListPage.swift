@@ -1,11 +1,5 @@
 import Foundation
 
-/// A piece of a title or excerpt: plain text, or a word the search matched (shown marked).
-struct Fragment: Encodable, Sendable {
-    let text: String
-    let isMatch: Bool
-}
-
 /// The list page's form, filled in with the current query, with counts beside each choice.
 struct ListForm: Encodable, Sendable {
     struct Choice: Encodable, Sendable {

@@ -25,10 +25,6 @@ struct EncodedAsText: Encodable, Sendable, LeafDataRepresentable {
     var leafData: LeafData { .string(String(wrappedValue)) }
 }
 
-extension Fragment: LeafDataRepresentable {
-    var leafData: LeafData { .dictionary(["text": .string(text), "isMatch": .bool(isMatch)]) }
-}
-
 extension Option: LeafDataRepresentable {
     var leafData: LeafData {
         .dictionary(["value": .string(value), "label": .string(label), "isSelected": .bool(isSelected)])
@@ -46,7 +42,9 @@ extension ListForm.Choice: LeafDataRepresentable {
 
 extension TagChip: LeafDataRepresentable {
     var leafData: LeafData {
-        .dictionary(["id": .string(id), "name": .string(name), "color": .string(color), "textColor": .string(textColor)])
+        .dictionary([
+            "id": .string(id), "name": .string(name), "color": .string(color), "textColor": .string(textColor), "style": .string(style),
+        ])
     }
 }
 
@@ -68,13 +66,10 @@ extension Sidebar.TagLink: LeafDataRepresentable {
 extension SnippetRow: LeafDataRepresentable {
     var leafData: LeafData {
         .dictionary([
-            "id": .string(id), "title": .string(title),
-            "titleFragments": .array(titleFragments.map(\.leafData)),
-            "matchFragments": .array(matchFragments.map(\.leafData)),
-            "language": .string(language), "folder": .string(folder), "tags": .array(tags.map(\.leafData)),
-            "updated": .string(updated), "isFavorite": .bool(isFavorite), "isSelected": .bool(isSelected),
-            "excerpt": .string(excerpt), "hasFolder": .bool(hasFolder), "hasTags": .bool(hasTags),
-            "hasMatch": .bool(hasMatch), "hasExcerpt": .bool(hasExcerpt),
+            "id": .string(id), "title": .string(title), "titleHTML": .string(titleHTML), "matchHTML": .string(matchHTML),
+            "meta": .string(meta), "tags": .array(tags.map(\.leafData)),
+            "isFavorite": .bool(isFavorite), "isSelected": .bool(isSelected), "excerpt": .string(excerpt),
+            "hasTags": .bool(hasTags), "hasMatch": .bool(hasMatch), "hasExcerpt": .bool(hasExcerpt),
         ])
     }
 }
