@@ -18,6 +18,7 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     // Templates are parsed once and kept, whatever the environment (`swift run` starts in development):
     // reading and parsing them took a sixth of every page. RELOAD_TEMPLATES=1 rereads them while editing.
     app.leaf.cache.isEnabled = Environment.get("RELOAD_TEMPLATES") != "1"
+    app.renderedFragments = RenderedFragments(isEnabled: app.leaf.cache.isEnabled)
 
     app.passwords.use(.bcrypt(cost: settings.passwordHashCost))
     let sessions = ExpiringMemorySessions(capacity: settings.sessionLimit)

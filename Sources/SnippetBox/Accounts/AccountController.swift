@@ -148,7 +148,7 @@ struct AccountController {
         guard let account = req.account else { throw Abort(.unauthorized) }
         let sidebar = try await req.store.read { try Presenter(context: $0).sidebar(current: "") }
         let page = AccountPage(username: account.username, isAdmin: account.isAdmin, errors: errors)
-        return try await req.view.render("account", PageContext(req, title: "Account", flash: req.takeFlash(), sidebar: sidebar, content: page))
+        return try await req.renderPage("account", PageContext(req, title: "Account", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
     @Sendable func changePassword(req: Request) async throws -> Response {
@@ -200,7 +200,7 @@ struct AccountController {
                           created: Formatting.displayDate(account.createdAt), isYou: account.id == you)
         }
         let sidebar = try await req.store.read { try Presenter(context: $0).sidebar(current: "") }
-        return try await req.view.render("users", PageContext(
+        return try await req.renderPage("users", PageContext(
             req, title: "Users", flash: req.takeFlash(), sidebar: sidebar,
             content: UsersPage(rows: rows, newUsername: newUsername, errors: errors)))
     }

@@ -40,7 +40,7 @@ struct DataController {
         let backups = isAdmin ? BackupArchive.list(in: settings.backupDirectory).map(\.lastPathComponent) : []
         let page = DataPage(snippetCount: count, isAdmin: isAdmin, backups: backups, backupEveryHours: settings.backupEveryHours,
                             report: report, error: error)
-        return try await req.view.render("data", PageContext(req, title: "Export and import", flash: req.takeFlash(), sidebar: sidebar, content: page))
+        return try await req.renderPage("data", PageContext(req, title: "Export and import", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
     private func export(_ req: Request) async throws -> LibraryExport {

@@ -34,7 +34,7 @@ struct FolderController: RouteCollection {
             let rows = sidebar.folders.map { FoldersPage.Row(id: $0.id, name: $0.name, count: $0.count) }
             return (sidebar, FoldersPage(rows: rows, newName: newName, error: error))
         }
-        return try await req.view.render("folders", PageContext(
+        return try await req.renderPage("folders", PageContext(
             req, title: "Folders", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
@@ -86,7 +86,7 @@ struct FolderController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
                     FolderEditPage(id: id.uuidString, name: name ?? folder.name, error: error))
         }
-        return try await req.view.render("folder-edit", PageContext(
+        return try await req.renderPage("folder-edit", PageContext(
             req, title: "Rename folder", flash: nil, sidebar: sidebar, content: page))
     }
 
@@ -121,7 +121,7 @@ struct FolderController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
                     FolderDeletePage(id: id.uuidString, name: folder.name, count: count))
         }
-        return try await req.view.render("folder-delete", PageContext(
+        return try await req.renderPage("folder-delete", PageContext(
             req, title: "Delete folder “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))
     }
 

@@ -43,7 +43,7 @@ struct SnippetController: RouteCollection {
 
     private func listPage(_ req: Request, selected: UUID?) async throws -> View {
         let query = ListQuery(query: req.query)
-        let (sidebar, page) = try await req.store.read { context in
+        let (sidebar, loaded) = try await req.store.read { context in
             let presenter = Presenter(context: context)
             var selectedDetail: SnippetDetail?
             if let selected {
@@ -63,7 +63,10 @@ struct SnippetController: RouteCollection {
                 form: results.form, pagination: results.pagination, isSearch: query.isSearch, hasRows: !rows.isEmpty)
             return (try presenter.sidebar(current: query.sidebarKey), page)
         }
-        return try await req.view.render("snippets", PageContext(
+        var page = loaded
+        page.formHTML = try await req.application.renderedFragments.html(
+            "list-form", ListFormFragment(base: req.settings.basePath, form: page.form), for: req)
+        return try await req.renderPage("snippets", PageContext(
             req, title: page.selected?.title ?? page.heading, flash: req.takeFlash(),
             sidebar: sidebar, content: page))
     }
@@ -104,7 +107,7 @@ struct SnippetController: RouteCollection {
                 hasImage: hasImage, maxUploadMB: settings.maxUploadMegabytes, conflict: conflict)
             return (try presenter.sidebar(current: ""), page)
         }
-        return try await req.view.render("snippet-form", PageContext(
+        return try await req.renderPage("snippet-form", PageContext(
             req, title: id == nil ? "New snippet" : "Edit “\(values.title)”", flash: req.takeFlash(),
             sidebar: sidebar, content: page))
     }
@@ -165,7 +168,7 @@ struct SnippetController: RouteCollection {
             let snippet = try Lookup.existingSnippet(id, in: context)
             return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.uuidString, title: snippet.title))
         }
-        return try await req.view.render("snippet-delete", PageContext(
+        return try await req.renderPage("snippet-delete", PageContext(
             req, title: "Delete “\(page.title)”?", flash: nil, sidebar: sidebar, content: page))
     }
 

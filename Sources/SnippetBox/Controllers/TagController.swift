@@ -40,7 +40,7 @@ struct TagController: RouteCollection {
             let suggested = ColorData.palette[rows.count % ColorData.palette.count].hex
             return (sidebar, TagsPage(rows: rows, newName: newName, newColor: newColor ?? suggested, error: error))
         }
-        return try await req.view.render("tags", PageContext(
+        return try await req.renderPage("tags", PageContext(
             req, title: "Tags", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
@@ -93,7 +93,7 @@ struct TagController: RouteCollection {
                 mergeTargets: others.map { Option(value: $0.uuid.uuidString, label: $0.name, isSelected: false) })
             return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"), page)
         }
-        return try await req.view.render("tag-edit", PageContext(
+        return try await req.renderPage("tag-edit", PageContext(
             req, title: "Edit tag", flash: nil, sidebar: sidebar, content: page))
     }
 
@@ -127,7 +127,7 @@ struct TagController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"),
                     TagDeletePage(id: id.uuidString, name: tag.name, count: count))
         }
-        return try await req.view.render("tag-delete", PageContext(
+        return try await req.renderPage("tag-delete", PageContext(
             req, title: "Delete tag “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))
     }
 

@@ -41,7 +41,7 @@ struct TrashController: RouteCollection {
             }
             return (try Presenter(context: context).sidebar(current: ""), TrashPage(rows: rows))
         }
-        return try await req.view.render("trash", PageContext(req, title: "Trash", flash: req.takeFlash(), sidebar: sidebar, content: page))
+        return try await req.renderPage("trash", PageContext(req, title: "Trash", flash: req.takeFlash(), sidebar: sidebar, content: page))
     }
 
     @Sendable func restore(req: Request) async throws -> Response {

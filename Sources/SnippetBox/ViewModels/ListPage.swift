@@ -1,8 +1,8 @@
 import Foundation
 
 /// The list page's form, filled in with the current query, with counts beside each choice.
-struct ListForm: Encodable, Sendable {
-    struct Choice: Encodable, Sendable {
+struct ListForm: Encodable, Hashable, Sendable {
+    struct Choice: Encodable, Hashable, Sendable {
         let value: String
         let label: String
         @EncodedAsText var count: Int
@@ -39,7 +39,7 @@ struct Pagination: Encodable, Sendable {
     let hasResults: Bool
 }
 
-struct SavedSearchLink: Encodable, Sendable {
+struct SavedSearchLink: Encodable, Hashable, Sendable {
     let id: String
     let name: String
     let query: String

@@ -8,11 +8,17 @@ struct PageContext<Content: Encodable & Sendable>: Encodable, Sendable {
     /// The path prefix of every link (`BASE_PATH`), empty when served at the root.
     let base: String
     let flash: String?
+    /// Rendered by `Request.renderPage` into `sidebarHTML`, which the layout shows; not handed to Leaf again.
     let sidebar: Sidebar
+    var sidebarHTML = ""
     let content: Content
     /// The session's anti-forgery token, put in every form that changes data.
     let csrf: String
     let account: AccountBadge?
+
+    private enum CodingKeys: String, CodingKey {
+        case title, base, flash, sidebarHTML, content, csrf, account
+    }
 
     init(_ req: Request, title: String, flash: String?, sidebar: Sidebar, content: Content) {
         self.title = title
@@ -47,15 +53,15 @@ struct AccountBadge: Encodable, Sendable {
 }
 
 /// The navigation shown on every page, with counts.
-struct Sidebar: Encodable, Sendable {
-    struct FolderLink: Encodable, Sendable {
+struct Sidebar: Encodable, Hashable, Sendable {
+    struct FolderLink: Encodable, Hashable, Sendable {
         let id: String
         let name: String
         @EncodedAsText var count: Int
         let isCurrent: Bool
     }
 
-    struct TagLink: Encodable, Sendable {
+    struct TagLink: Encodable, Hashable, Sendable {
         let id: String
         let name: String
         @EncodedAsText var count: Int
@@ -158,10 +164,32 @@ struct SnippetListPage: Encodable, Sendable {
     let selected: SnippetDetail?
     let isStoreEmpty: Bool
     let folderOptions: [Option]
+    /// Rendered from `list-form.leaf` into `formHTML` (see `RenderedFragments`); not handed to Leaf again.
     let form: ListForm
+    var formHTML = ""
     let pagination: Pagination
     let isSearch: Bool
     let hasRows: Bool
+    var hasFilters: Bool { form.hasFilters }
+
+    private enum CodingKeys: String, CodingKey {
+        case heading, filterQuery, rows, selected, isStoreEmpty, folderOptions, formHTML, pagination, isSearch, hasRows, hasFilters
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(heading, forKey: .heading)
+        try container.encode(filterQuery, forKey: .filterQuery)
+        try container.encode(rows, forKey: .rows)
+        try container.encodeIfPresent(selected, forKey: .selected)
+        try container.encode(isStoreEmpty, forKey: .isStoreEmpty)
+        try container.encode(folderOptions, forKey: .folderOptions)
+        try container.encode(formHTML, forKey: .formHTML)
+        try container.encode(pagination, forKey: .pagination)
+        try container.encode(isSearch, forKey: .isSearch)
+        try container.encode(hasRows, forKey: .hasRows)
+        try container.encode(hasFilters, forKey: .hasFilters)
+    }
 }
 
 /// A snippet in full.
@@ -191,7 +219,7 @@ struct SnippetDetail: Encodable, Sendable {
 }
 
 /// An entry of a `<select>`.
-struct Option: Encodable, Sendable {
+struct Option: Encodable, Hashable, Sendable {
     let value: String
     let label: String
     let isSelected: Bool

@@ -10,7 +10,7 @@ import LeafKit
 /// into text through a table of converters it rebuilds on every use, and that rebuilding was a
 /// fifth of rendering the list page, with its hundred counts; Swift code still sees an `Int`.
 @propertyWrapper
-struct EncodedAsText: Encodable, Sendable, LeafDataRepresentable {
+struct EncodedAsText: Encodable, Hashable, Sendable, LeafDataRepresentable {
     var wrappedValue: Int
 
     init(wrappedValue: Int) {

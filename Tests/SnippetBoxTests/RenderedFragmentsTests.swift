@@ -1,0 +1,34 @@
+import Foundation
+@testable import SnippetBox
+import Vapor
+import XCTest
+
+/// The sidebar and the list page's filter form are rendered once and kept while what they show stays
+/// the same; a change to the library changes their counts, hence their key, and they render afresh.
+final class RenderedFragmentsTests: AppTestCase {
+    func testTheSidebarAndFormAreKeptUntilWhatTheyShowChanges() async throws {
+        try await createSnippet(SnippetUpload(title: "First"))
+        let first = try await page("\(basePath)/snippets")
+        XCTAssertTrue(first.contains(#"All <span class="count">1</span>"#), first)
+        XCTAssertTrue(first.contains(#"<option value="swift" >Swift (1)</option>"#), first)
+        let kept = app.renderedFragments.count
+
+        let again = try await page("\(basePath)/snippets")
+        XCTAssertTrue(again.contains(#"All <span class="count">1</span>"#), again)
+        XCTAssertEqual(app.renderedFragments.count, kept, "the same sidebar and form are not rendered again")
+
+        try await createSnippet(SnippetUpload(title: "Second"))
+        let after = try await page("\(basePath)/snippets")
+        XCTAssertTrue(after.contains(#"All <span class="count">2</span>"#), after)
+        XCTAssertTrue(after.contains(#"<option value="swift" >Swift (2)</option>"#), after)
+        XCTAssertEqual(app.renderedFragments.count, kept + 2, "a new sidebar and form, with the new counts")
+    }
+
+    func testNothingIsKeptWhileTemplatesAreReread() async throws {
+        let fragments = RenderedFragments(isEnabled: false)
+        app.renderedFragments = fragments
+        try await createSnippet(SnippetUpload(title: "First"))
+        _ = try await page("\(basePath)/snippets")
+        XCTAssertEqual(fragments.count, 0)
+    }
+}
