@@ -23,6 +23,9 @@ if ! command -v wrk >/dev/null; then
     apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
 fi
 if [ -z "${SNIPPETBOX:-}" ]; then
+    # SwiftPM reuses its build plan when a source file is added to the app (a path dependency here),
+    # and then builds without the new file: start from a fresh plan.
+    rm -f Benchmarks/.build/release.yaml
     swift build -c release --package-path Benchmarks --product snippetbox
     SNIPPETBOX="$(swift build -c release --package-path Benchmarks --show-bin-path)/snippetbox"
 fi

@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH=/opt/swift/usr/bin:$PATH
 COUNT=${1:-2000}
 command -v valgrind >/dev/null || apt-get install -y valgrind
+# SwiftPM reuses its build plan when a source file is added to the app (a path dependency here),
+# and then builds without the new file: start from a fresh plan.
+rm -f Benchmarks/.build/release.yaml
 swift build -c release --package-path Benchmarks --product Benchmarks
 BIN=$(swift build -c release --package-path Benchmarks --show-bin-path)
 cp "$BIN/Benchmarks" /tmp/Benchmarks.profile

@@ -11,6 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH=/opt/swift/usr/bin:$PATH
 
+# SwiftPM reuses its build plan when a source file is added to the app (a path dependency here),
+# and then builds without the new file: start from a fresh plan.
+rm -f Benchmarks/.build/release.yaml
 swift build -c release --package-path Benchmarks --product Benchmarks
 swift build -c release --package-path Benchmarks --product snippetbox
 BIN=$(swift build -c release --package-path Benchmarks --show-bin-path)
