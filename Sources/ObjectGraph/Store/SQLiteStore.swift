@@ -52,9 +52,10 @@ final class SQLiteStore: @unchecked Sendable {
         grdbConfiguration.prepareDatabase { db in
             StringFunctions.register(in: db)
             db.trace(options: .profile) { event in sqlLog.record(event) }
-            // Readers only: the writer's saves were measured as they are, and a store that grows
-            // during a save would have its map extended again and again.
-            if db.configuration.readonly { try db.execute(sql: "PRAGMA mmap_size = \(Self.memoryMapSize)") }
+            // No memory map (`PRAGMA mmap_size`): it made the list page about a tenth faster, but every
+            // reader connection maps the file on its own and the kernel counts each mapped page once
+            // per connection in the server's RSS: 471–850 MB under load at 100,000 snippets (the
+            // process's own memory, RssAnon, was 14 MB of it), against a 150 MB target.
         }
         do {
             if configuration.isStoredInMemoryOnly {
@@ -109,13 +110,6 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
     }
-
-    /// How much of the store file SQLite reads through a memory map rather than `pread` calls: each
-    /// call copies a page from the kernel's cache into SQLite's own, a seventh of the time of a list
-    /// page at 100,000 snippets (an A/B on the list page, twice each: every URL p50 16.2 and 14.6 ms
-    /// without, 14.5 and 12.9 ms with). Mapped pages are read in place, shared by every connection. SQLite
-    /// caps it at its compile-time maximum (2 GB in Debian's build); pages past the size are read as before.
-    static let memoryMapSize: Int64 = 1 << 30
 
     /// External files sit beside the store in `<store file>.external`; a migration stage's working copy
     /// shares the folder of the store it migrates.

@@ -37,14 +37,4 @@ final class QueryPlanTests: PredicateTestCase {
         let detail = try plan(#Predicate<SnippetItem> { $0.folder?.persistentModelID == folderID })
         XCTAssertTrue(detail.contains("USING INDEX SnippetItem_folder_key (folder=?)"), detail)
     }
-
-    /// Reads go through a memory map of the store file rather than a copy per page (see
-    /// `SQLiteStore.memoryMapSize`); the writer connection, which saves, reads as before.
-    func testReaderConnectionsReadTheStoreThroughAMemoryMap() throws {
-        try open(SnippetFolder.self)
-        let reader = try container.store.writer.read { try Int64.fetchOne($0, sql: "PRAGMA mmap_size") }
-        let writer = try container.store.writer.write { try Int64.fetchOne($0, sql: "PRAGMA mmap_size") }
-        XCTAssertEqual(reader, SQLiteStore.memoryMapSize)
-        XCTAssertEqual(writer, 0)
-    }
 }
