@@ -11,7 +11,10 @@ extension ModelContext {
         guard !pending.isEmpty else {
             let includeDeleted = !descriptor.includePendingChanges
             let unloaded = try unloadedSlots(for: descriptor.propertiesToFetch, layout: layout)
-            let results = try store.fetchRows(layout, query: query, unloaded: unloaded).compactMap {
+            let rows = try store.fetchRows(layout, query: query, unloaded: unloaded)
+            // Grown one model at a time, the registry rehashed every identifier at each doubling.
+            registered.reserveCapacity(registered.count + rows.count)
+            let results = try rows.compactMap {
                 try model(T.self, from: $0, layout: layout, includeDeleted: includeDeleted, unloaded: unloaded)
             }
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: results, layout: layout)

@@ -20,6 +20,8 @@ final class PropertySlot: @unchecked Sendable {
     /// `Optional<Wrapped>` when the property is optional; `wrappedValueType` is then `Wrapped`, else `valueType`.
     let optionalType: (any _OptionalValue.Type)?
     let wrappedValueType: Any.Type
+    /// For a relationship, how its declared type holds the related models.
+    let relationshipForm: RelationshipForm?
 
     init(index: Int, metadata: Schema.PropertyMetadata, entityName: String, errors: inout [SwiftDataError]) {
         self.index = index
@@ -42,9 +44,11 @@ final class PropertySlot: @unchecked Sendable {
             self.attribute = nil
             self.codec = nil
             self.destinationType = destination.modelType
+            self.relationshipForm = RelationshipForm(isToMany: destination.isToMany, isOptional: optionalType != nil)
             return
         }
         self.destinationType = nil
+        self.relationshipForm = nil
         let attribute = (metadata.metadata as? Schema.Attribute) ?? Schema.Attribute()
         attribute.name = metadata.name
         attribute.valueType = valueType
@@ -88,6 +92,48 @@ struct RelationshipShape {
         } else {
             return nil
         }
+    }
+}
+
+/// How a relationship property's declared type holds its models: `Model`, `Model?`, `[Model]` or `[Model]?`.
+///
+/// A value of exactly the declared type is read without a cast. A model is one strong reference, and
+/// so is `Model?` (nil is the null reference); `[Model]` is one reference to a buffer of references,
+/// the layout `[AnyObject]` has too. The general path casts to `[Model]` or `Model` and then each
+/// element to `AnyObject`: generic metadata looked up on every call and a cast per element, about
+/// a tenth of inserting a snippet with its folder and tags.
+enum RelationshipForm {
+    case one, optionalOne, many, optionalMany
+
+    init(isToMany: Bool, isOptional: Bool) {
+        switch (isToMany, isOptional) {
+        case (false, false): self = .one
+        case (false, true): self = .optionalOne
+        case (true, false): self = .many
+        case (true, true): self = .optionalMany
+        }
+    }
+
+    /// The models in `value`, which must be of the property's exact declared type (the caller checks).
+    func models(inValueOfDeclaredType value: Any) -> [AnyObject] {
+        switch self {
+        case .one: [Self.reinterpret(value, as: AnyObject.self)]
+        case .optionalOne: Self.reinterpret(value, as: AnyObject?.self).map { [$0] } ?? []
+        case .many: Self.copy(Self.reinterpret(value, as: [AnyObject].self))
+        case .optionalMany: Self.reinterpret(value, as: [AnyObject]?.self).map(Self.copy) ?? []
+        }
+    }
+
+    /// The value's bits as a `T`. `unsafeBitCast` checks at run time that the sizes agree.
+    private static func reinterpret<T>(_ value: Any, as type: T.Type) -> T {
+        func open<Value>(_ value: Value) -> T { unsafeBitCast(value, to: T.self) }
+        return open(value)
+    }
+
+    /// An array with a buffer of its own: the reinterpreted one still shares the buffer made for the
+    /// model type, which must not be handed out to be mutated as an array of any objects.
+    private static func copy(_ shared: [AnyObject]) -> [AnyObject] {
+        shared.withUnsafeBufferPointer { Array($0) }
     }
 }
 
@@ -214,6 +260,33 @@ final class EntityLayout: @unchecked Sendable {
 
     func slot(for keyPath: AnyKeyPath) -> PropertySlot? {
         slotIndexByKeyPath[keyPath].map { slots[$0] }
+    }
+
+    /// Slot indexes by key path object, filled as key paths are seen. A key path literal without
+    /// captured values is instantiated once where it is written and reused, so the accessors `@Model`
+    /// writes hand the same objects on every read: comparing a few addresses costs less than hashing
+    /// the key path, which walks its components, or even its address. Each entry keeps its key path
+    /// alive, so that no other key path can take its address; key paths built at run time are new
+    /// objects each time, so the table stops growing at `keyPathIdentityLimit`.
+    private let slotIndexByKeyPathIdentity = LockedValue<[(identity: ObjectIdentifier, keyPath: AnyKeyPath, index: Int)]>([])
+    private var keyPathIdentityLimit: Int { 2 * slots.count + 8 }
+
+    /// How many key path objects `slotIndex(for:)` knows by address.
+    var keyPathsKnownByIdentity: Int { slotIndexByKeyPathIdentity.withLock { $0.count } }
+
+    /// The index of the slot a key path of the model names, or nil for a key path that names no slot.
+    func slotIndex(for keyPath: AnyKeyPath) -> Int? {
+        let identity = ObjectIdentifier(keyPath)
+        let known = slotIndexByKeyPathIdentity.withLock { table -> Int? in
+            for entry in table where entry.identity == identity { return entry.index }
+            return nil
+        }
+        if let known { return known }
+        guard let index = slotIndexByKeyPath[keyPath] else { return nil }
+        slotIndexByKeyPathIdentity.withLock { table in
+            if table.count < keyPathIdentityLimit { table.append((identity, keyPath, index)) }
+        }
+        return index
     }
 
     /// How a relationship slot is stored and which slot of the destination is its inverse.

@@ -264,6 +264,9 @@ extension ModelStorage {
     /// the value with casts to concrete types: the general path below casts to protocols and bridges
     /// every element, and saving a large graph called it for every relationship of every model.
     static func models(in value: Any, of slot: PropertySlot) -> [AnyObject] {
+        if let form = slot.relationshipForm, type(of: value) == slot.valueType {
+            return form.models(inValueOfDeclaredType: value)
+        }
         if let destination = slot.destinationType { return destination._relatedObjects(in: value) }
         return models(in: value)
     }

@@ -101,7 +101,7 @@ class ModelStorage {
             guard let row = try store.fetchRows(layout, query: query).first else { return }
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
             for (position, slot) in layout.storedColumnSlots.enumerated() where unloadedSlots.contains(slot.index) {
-                try store.read(row.columns[position], of: slot, into: self, rowKey: primaryKey, committed: &committed)
+                values[slot.index] = try store.read(row.columns[position], of: slot, for: self, rowKey: primaryKey, committed: &committed)
             }
             committedRow = committed
             unloadedSlots.removeAll()
@@ -153,9 +153,21 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
     var metadata: Any { layout }
 
     func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
-        guard let index = layout.slotIndexByKeyPath[key] else {
+        guard let index = layout.slotIndex(for: key) else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
+        let stored = values[index]
+        // An attribute's slot holds a value of the property's exact type: the forced cast is then a
+        // copy. Every other case is in `slowValue`, whose `as? Value` has the runtime look up
+        // `Optional<Value>`'s metadata, which cost as much as the rest of a property read.
+        if type(of: stored) == Value.self, layout.slots[index].relationship == nil {
+            return stored as! Value
+        }
+        return slowValue(at: index, as: Value.self)
+    }
+
+    @inline(never)
+    private func slowValue<Value>(at index: Int, as type: Value.Type) -> Value {
         if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns() }
         if layout.slots[index].relationship != nil {
             if let value = resolvedRelationshipValue(at: index) as? Value { return value }
@@ -168,7 +180,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
 
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         if discardsWrites { return }
-        guard let index = layout.slotIndexByKeyPath[key] else {
+        guard let index = layout.slotIndex(for: key) else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
         }
         if !unloadedSlots.isEmpty { loadUnloadedColumns() }

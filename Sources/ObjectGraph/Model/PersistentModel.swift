@@ -34,7 +34,9 @@ extension PersistentModel {
 
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
         let backingData = persistentBackingData
-        (backingData as? ModelStorage)?.adopt(self)
+        // Through AnyObject, as in `storage`: casting `any BackingData<Self>` itself made the runtime
+        // build the parameterized existential's metadata on every property read.
+        ((backingData as AnyObject) as? ModelStorage)?.adopt(self)
         return backingData.getValue(forKey: key)
     }
 

@@ -179,13 +179,18 @@ final class SQLiteStore: @unchecked Sendable {
             let statement = try db.cachedStatement(sql: sql)
             var rows: [(leading: [DatabaseValue], row: FetchedRow)] = []
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(columnValues: arguments))
-            while let row = try cursor.next() {
-                let leading: [DatabaseValue] = (0..<leadingColumns).map { row[$0] }
-                let primaryKey: Int64 = row[leadingColumns]
-                let version: Int64 = row[leadingColumns + 1]
+            // Each value is read straight off the statement the cursor steps: `row[index] as DatabaseValue`
+            // goes through GRDB's generic decoding, which looked up `Optional<DatabaseValue>`'s
+            // metadata for every column of every row (a tenth of fetching a row).
+            let sqliteStatement = statement.sqliteStatement
+            func value(at index: Int) -> DatabaseValue { DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index)) }
+            while try cursor.next() != nil {
+                let leading: [DatabaseValue] = leadingColumns == 0 ? [] : (0..<leadingColumns).map(value(at:))
+                let primaryKey = Int64(sqliteStatement: sqliteStatement, index: CInt(leadingColumns))
+                let version = Int64(sqliteStatement: sqliteStatement, index: CInt(leadingColumns + 1))
                 var values: [DatabaseValue] = []
                 values.reserveCapacity(columnCount)
-                for index in 0..<columnCount { values.append(row[leadingColumns + 2 + index] as DatabaseValue) }
+                for index in 0..<columnCount { values.append(value(at: leadingColumns + 2 + index)) }
                 rows.append((leading, FetchedRow(primaryKey: primaryKey, version: version, columns: values)))
             }
             return rows
@@ -278,50 +283,62 @@ final class SQLiteStore: @unchecked Sendable {
         return object
     }
 
-    /// Sets one stored column's value in a storage (a fault for a to-one relationship), and the
-    /// column's committed value, as the next save diffs against it.
+    /// Decodes one stored column into its slot's value (a fault for a to-one relationship), and sets
+    /// the column's committed value, as the next save diffs against it.
     func read(
-        _ stored: DatabaseValue, of slot: PropertySlot, into storage: ModelStorage, rowKey: Int64?, committed: inout [DatabaseValue]
-    ) throws {
+        _ stored: DatabaseValue, of slot: PropertySlot, for storage: ModelStorage, rowKey: Int64?, committed: inout [DatabaseValue]
+    ) throws -> Any {
         if slot.isForeignKey {
-            storage.values[slot.index] = ModelContext.foreignKeyValue(stored, slot: slot)
             committed[slot.index] = stored
-            return
+            return ModelContext.foreignKeyValue(stored, slot: slot)
         }
         if !slot.isExternalStorage, let codec = slot.codec {
             // Most columns hold their value inline: decode it straight into the slot.
+            let value: Any
             do {
-                storage.values[slot.index] = try codec.decode(stored)
+                value = try codec.decode(stored)
             } catch let error as SwiftDataError {
                 throw error.located(entity: storage.layout.name, property: slot.name)
             }
             committed[slot.index] = stored
-            return
+            return value
         }
         let decoded = try decodeColumn(stored, slot: slot, entity: storage.layout.name, rowKey: rowKey)
-        storage.values[slot.index] = decoded.value
         committed[slot.index] = decoded.inline
         if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
+        return decoded.value
     }
 
     /// Sets a storage's values, committed row and version from a row read from the store.
+    ///
+    /// The values are built in a local array and stored once: writing each slot of the storage's
+    /// array in place made the runtime check exclusive access to the property for every column.
     func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
         var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
         storage.committedExternalFiles = [:]
         storage.committedToMany = [:]
+        var values = storage.values
+        storage.values = []
+        if values.count != layout.slots.count { values = Array(repeating: UnsetValue(), count: layout.slots.count) }
         for (position, slot) in layout.storedColumnSlots.enumerated() {
-            if unloaded.contains(slot.index) {
-                storage.values[slot.index] = UnloadedValue()
+            if !unloaded.isEmpty, unloaded.contains(slot.index) {
+                values[slot.index] = UnloadedValue()
                 continue
             }
-            try read(row.columns[position], of: slot, into: storage, rowKey: row.primaryKey, committed: &committed)
+            do {
+                values[slot.index] = try read(row.columns[position], of: slot, for: storage, rowKey: row.primaryKey, committed: &committed)
+            } catch {
+                storage.values = values
+                throw error
+            }
         }
         for slot in layout.toManySlots {
-            storage.values[slot.index] = ToManyFault()
+            values[slot.index] = ToManyFault()
         }
         for slot in layout.slots where !slot.isColumn && slot.relationship == nil {
-            if let fallback = storage.fallbackValue(at: slot.index) { storage.values[slot.index] = fallback }
+            if let fallback = storage.fallbackValue(at: slot.index) { values[slot.index] = fallback }
         }
+        storage.values = values
         storage.committedRow = committed
         storage.unloadedSlots = unloaded
         storage.primaryKey = row.primaryKey

@@ -1,0 +1,91 @@
+import Foundation
+@testable import ObjectGraph
+import XCTest
+
+/// The shortcuts reading a model takes: slots found by the key path's address, attribute values
+/// handed back without a conditional cast, relationship values read by their declared form, and a
+/// row's values decoded into a local array. Each has a general path it must agree with.
+final class PropertyAccessPathTests: StoreTestCase {
+    func testKeyPathsBuiltAtRunTimeFindTheirSlotAndDoNotGrowTheTable() throws {
+        let layout = EntityLayout.of(Recipe.self)
+        let recipe = Recipe(name: "Soup")
+        XCTAssertEqual(recipe.name, "Soup")
+        let nameIndex = try XCTUnwrap(layout.slotIndex(for: \Recipe.name))
+        XCTAssertEqual(layout.slots[nameIndex].name, "name")
+        // A key path written in a generic function is instantiated on every call: a new object, equal
+        // to the literal but at another address.
+        func namePath<Root: Recipe>(of _: Root.Type) -> KeyPath<Root, String> { \Root.name }
+        let first = namePath(of: Recipe.self), second = namePath(of: Recipe.self)
+        XCTAssertFalse(first === second)
+        XCTAssertEqual(first, second)
+        for _ in 0..<500 {
+            let built = namePath(of: Recipe.self)
+            XCTAssertEqual(layout.slotIndex(for: built), nameIndex)
+            XCTAssertEqual(recipe.getValue(forKey: built), "Soup")
+        }
+        XCTAssertLessThanOrEqual(layout.keyPathsKnownByIdentity, 2 * layout.slots.count + 8)
+        XCTAssertNil(layout.slotIndex(for: \Recipe.name.count))
+    }
+
+    func testAnAttributeReadAfterItsSlotChangedTypeFallsBackToTheGeneralPath() throws {
+        let container = try makeContainer(Recipe.self)
+        let context = ModelContext(container)
+        context.insert(Recipe(name: "Stew"))
+        try context.save()
+        var descriptor = FetchDescriptor<Recipe>()
+        descriptor.propertiesToFetch = [\.ingredients]
+        let partial = try XCTUnwrap(ModelContext(container).fetch(descriptor).first)
+        // The name was left out of the fetch: its slot holds a marker, and the read loads it.
+        XCTAssertEqual(partial.name, "Stew")
+    }
+
+    func testRelationshipValuesOfEachDeclaredFormAreReadAsTheirModels() throws {
+        let team = Team(name: "Reds")
+        let teamLayout = EntityLayout.of(Team.self)
+        let members = try XCTUnwrap(teamLayout.slotsByName["members"])
+        XCTAssertEqual(members.relationshipForm, .optionalMany)
+        XCTAssertTrue(ModelStorage.models(in: Optional<[Player]>.none as Any, of: members).isEmpty)
+        let ann = Player(name: "Ann"), bob = Player(name: "Bob")
+        let read = ModelStorage.models(in: Optional([ann, bob]) as Any, of: members)
+        XCTAssertEqual(read.count, 2)
+        XCTAssertTrue(read[0] === ann && read[1] === bob)
+
+        let playerLayout = EntityLayout.of(Player.self)
+        let teamSlot = try XCTUnwrap(playerLayout.slotsByName["team"])
+        XCTAssertEqual(teamSlot.relationshipForm, .optionalOne)
+        XCTAssertTrue(ModelStorage.models(in: Optional<Team>.none as Any, of: teamSlot).isEmpty)
+        XCTAssertTrue(ModelStorage.models(in: Optional(team) as Any, of: teamSlot).first === team)
+
+        let recipeLayout = EntityLayout.of(Recipe.self)
+        let ingredients = try XCTUnwrap(recipeLayout.slotsByName["ingredients"])
+        XCTAssertEqual(ingredients.relationshipForm, .many)
+        let salt = Ingredient(name: "Salt")
+        let pepper = Ingredient(name: "Pepper")
+        let list = ModelStorage.models(in: [salt, pepper] as Any, of: ingredients)
+        XCTAssertTrue(list.count == 2 && list[0] === salt && list[1] === pepper)
+        XCTAssertTrue(ModelStorage.models(in: [Ingredient]() as Any, of: ingredients).isEmpty)
+        // A value of another type than the declared one still goes through the general path.
+        XCTAssertTrue(ModelStorage.models(in: salt as Any, of: ingredients).first === salt)
+    }
+
+    func testRelationshipsSetThroughEveryFormSurviveASaveAndAFetch() throws {
+        let container = try makeContainer(Team.self, Recipe.self)
+        let context = ModelContext(container)
+        let team = Team(name: "Blues")
+        let players = [Player(name: "Cy"), Player(name: "Di")]
+        context.insert(team)
+        team.members = players
+        let recipe = Recipe(name: "Bread")
+        context.insert(recipe)
+        recipe.ingredients = [Ingredient(name: "Flour"), Ingredient(name: "Water")]
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let fetchedTeam = try XCTUnwrap(fresh.fetch(FetchDescriptor<Team>()).first)
+        XCTAssertEqual(Set((fetchedTeam.members ?? []).map(\.name)), ["Cy", "Di"])
+        for player in fetchedTeam.members ?? [] { XCTAssertTrue(player.team === fetchedTeam) }
+        let fetchedRecipe = try XCTUnwrap(fresh.fetch(FetchDescriptor<Recipe>()).first)
+        XCTAssertEqual(fetchedRecipe.ingredients.map(\.name), ["Flour", "Water"])
+        XCTAssertEqual(fetchedRecipe.ingredients.first?.recipes.first?.name, "Bread")
+    }
+}
