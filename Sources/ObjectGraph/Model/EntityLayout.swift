@@ -146,6 +146,8 @@ final class EntityLayout: @unchecked Sendable {
     let modelType: any PersistentModel.Type
     let slots: [PropertySlot]
     let slotIndexByKeyPath: [AnyKeyPath: Int]
+    /// The address of each slot's key path object, by slot index (see `slotIndex(for:)`).
+    private let slotKeyPathIdentities: [ObjectIdentifier]
     let slotsByName: [String: PropertySlot]
     /// Attributes with a column, in column order.
     let columnSlots: [PropertySlot]
@@ -172,6 +174,7 @@ final class EntityLayout: @unchecked Sendable {
         self.slots = slots
         let slotIndexByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { first, _ in first })
         self.slotIndexByKeyPath = slotIndexByKeyPath
+        self.slotKeyPathIdentities = slots.map { ObjectIdentifier($0.keyPath) }
         self.slotsByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.columnSlots = slots.filter(\.isColumn)
         self.foreignKeySlots = slots.filter(\.isForeignKey)
@@ -262,31 +265,18 @@ final class EntityLayout: @unchecked Sendable {
         slotIndexByKeyPath[keyPath].map { slots[$0] }
     }
 
-    /// Slot indexes by key path object, filled as key paths are seen. A key path literal without
-    /// captured values is instantiated once where it is written and reused, so the accessors `@Model`
-    /// writes hand the same objects on every read: comparing a few addresses costs less than hashing
-    /// the key path, which walks its components, or even its address. Each entry keeps its key path
-    /// alive, so that no other key path can take its address; key paths built at run time are new
-    /// objects each time, so the table stops growing at `keyPathIdentityLimit`.
-    private let slotIndexByKeyPathIdentity = LockedValue<[(identity: ObjectIdentifier, keyPath: AnyKeyPath, index: Int)]>([])
-    private var keyPathIdentityLimit: Int { 2 * slots.count + 8 }
-
-    /// How many key path objects `slotIndex(for:)` knows by address.
-    var keyPathsKnownByIdentity: Int { slotIndexByKeyPathIdentity.withLock { $0.count } }
-
     /// The index of the slot a key path of the model names, or nil for a key path that names no slot.
+    ///
+    /// First by the key path's address: the compiler emits one pattern for equal key path literals of
+    /// a module and the runtime instantiates it once, so the accessors `@Model` writes hand the very
+    /// objects its `schemaMetadata` lists, which the slots keep alive. Comparing a few addresses costs
+    /// less than hashing the key path, which walks its components (670 instructions a property read).
+    /// The table is immutable, so threads read it without a lock. Key paths built at run time are
+    /// other objects, found by hashing.
     func slotIndex(for keyPath: AnyKeyPath) -> Int? {
         let identity = ObjectIdentifier(keyPath)
-        let known = slotIndexByKeyPathIdentity.withLock { table -> Int? in
-            for entry in table where entry.identity == identity { return entry.index }
-            return nil
-        }
-        if let known { return known }
-        guard let index = slotIndexByKeyPath[keyPath] else { return nil }
-        slotIndexByKeyPathIdentity.withLock { table in
-            if table.count < keyPathIdentityLimit { table.append((identity, keyPath, index)) }
-        }
-        return index
+        if let position = slotKeyPathIdentities.firstIndex(of: identity) { return position }
+        return slotIndexByKeyPath[keyPath]
     }
 
     /// How a relationship slot is stored and which slot of the destination is its inverse.
