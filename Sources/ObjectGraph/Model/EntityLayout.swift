@@ -267,9 +267,10 @@ final class EntityLayout: @unchecked Sendable {
 
     /// The index of the slot a key path of the model names, or nil for a key path that names no slot.
     ///
-    /// First by the key path's address: the compiler emits one pattern for equal key path literals of
-    /// a module and the runtime instantiates it once, so the accessors `@Model` writes hand the very
-    /// objects its `schemaMetadata` lists, which the slots keep alive. Comparing a few addresses costs
+    /// First by the key path's address: a key path literal without captured values is instantiated
+    /// once, and in a release build the accessors `@Model` writes hand the very objects its
+    /// `schemaMetadata` lists (no key path is hashed while reading fetched models), which the slots
+    /// keep alive. Comparing a few addresses costs
     /// less than hashing the key path, which walks its components (670 instructions a property read).
     /// The table is immutable, so threads read it without a lock. Key paths built at run time are
     /// other objects, found by hashing.
