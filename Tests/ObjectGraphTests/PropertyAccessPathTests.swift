@@ -87,4 +87,36 @@ final class PropertyAccessPathTests: StoreTestCase {
         XCTAssertEqual(fetchedRecipe.ingredients.map(\.name), ["Flour", "Water"])
         XCTAssertEqual(fetchedRecipe.ingredients.first?.recipes.first?.name, "Bread")
     }
+
+    /// Join rows are written one statement per model (`json_each` gives each key its position), on
+    /// both sides of a many-to-many. Rows inserted in array order would read back in order even with
+    /// no positions, so the arrays are reordered after the first save.
+    func testToManyOrderOnBothSidesIsKeptWhenReorderedAndSaved() throws {
+        let container = try makeContainer(Recipe.self)
+        let context = ModelContext(container)
+        let soup = Recipe(name: "Soup"), stew = Recipe(name: "Stew"), bread = Recipe(name: "Bread")
+        let salt = Ingredient(name: "Salt"), water = Ingredient(name: "Water"), flour = Ingredient(name: "Flour")
+        for recipe in [soup, stew, bread] { context.insert(recipe) }
+        soup.ingredients = [salt, water, flour]
+        stew.ingredients = [salt, water]
+        bread.ingredients = [salt, flour]
+        try context.save()
+        XCTAssertEqual(salt.recipes.map(\.name), ["Soup", "Stew", "Bread"])
+
+        soup.ingredients = [flour, salt, water]
+        salt.recipes = [bread, soup, stew]
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let recipes = try fresh.fetch(FetchDescriptor<Recipe>(sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(recipes.map(\.name), ["Bread", "Soup", "Stew"])
+        XCTAssertEqual(recipes[1].ingredients.map(\.name), ["Flour", "Salt", "Water"])
+        let freshSalt = try XCTUnwrap(recipes[1].ingredients.first { $0.name == "Salt" })
+        XCTAssertEqual(freshSalt.recipes.map(\.name), ["Bread", "Soup", "Stew"])
+        // Removing a member keeps the others in their order.
+        recipes[1].ingredients.removeAll { $0.name == "Salt" }
+        try fresh.save()
+        let again = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Soup" })).first)
+        XCTAssertEqual(again.ingredients.map(\.name), ["Flour", "Water"])
+    }
 }
