@@ -270,10 +270,9 @@ final class EntityLayout: @unchecked Sendable {
     /// First by the key path's address: a key path literal without captured values is instantiated
     /// once, and in a release build the accessors `@Model` writes hand the very objects its
     /// `schemaMetadata` lists (no key path is hashed while reading fetched models), which the slots
-    /// keep alive. Comparing a few addresses costs
-    /// less than hashing the key path, which walks its components (670 instructions a property read).
-    /// The table is immutable, so threads read it without a lock. Key paths built at run time are
-    /// other objects, found by hashing.
+    /// keep alive. Comparing a few addresses costs less than hashing the key path, which walks its
+    /// components (670 instructions a property read). The table is immutable, so threads read it
+    /// without a lock. Key paths built at run time are other objects, found by hashing.
     func slotIndex(for keyPath: AnyKeyPath) -> Int? {
         let identity = ObjectIdentifier(keyPath)
         if let position = slotKeyPathIdentities.firstIndex(of: identity) { return position }

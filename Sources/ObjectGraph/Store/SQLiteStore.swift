@@ -589,9 +589,8 @@ final class SQLiteStore: @unchecked Sendable {
             }
             guard !targetKeys.isEmpty else { return }
             // One statement for all of the owner's rows, `json_each` giving each key with its
-            // position: a statement per row cost GRDB's argument binding and a step each, a quarter
-            // of inserting snippets with their tags. (`WHERE true` lets SQLite parse the upsert
-            // after a SELECT.)
+            // position, where a statement per row paid GRDB's argument binding and a step each.
+            // (`WHERE true` lets SQLite parse the upsert after a SELECT.)
             try db.cachedStatement(sql: """
                 INSERT INTO \(name) ("source", "destination", "position")
                 SELECT ?, "value", "key" FROM json_each(?) WHERE true
