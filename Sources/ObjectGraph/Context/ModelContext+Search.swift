@@ -99,29 +99,60 @@ extension ModelContext {
         } else {
             keys = try rankedKeys(limit: limit, offset: offset)
         }
-        let excerpts = layout.spotlightSlots.indices.map { column in
-            "snippet(\(fts), \(column), char(57344), char(57345), '…', 24)"
-        }
-        // No bm25() here: the score comes with the key. Each bm25() call counts every document holding
-        // each term, which for a common word was 4 ms a hit.
-        let rowSQL = "SELECT \(excerpts.joined(separator: ", ")), \(SQLiteStore.selectList(layout)) "
-            + "FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias).\"_pk\" = \(fts).rowid "
-            + "WHERE \(fts) MATCH ? AND \(fts).rowid = ?"
-        var hits: [SearchHit<T>] = []
-        for ranked in keys {
-            let rows = try store.readRows(
-                layout, sql: rowSQL, arguments: [match.databaseValue, ranked.key.databaseValue], leadingColumns: excerpts.count)
-            for (leading, row) in rows {
-                guard let model = try model(T.self, from: row, layout: layout, includeDeleted: false) else { continue }
-                var fragments: [String: [TextFragment]] = [:]
-                for (position, slot) in layout.spotlightSlots.enumerated() {
-                    guard let text = String.fromDatabaseValue(leading[position]), text.unicodeScalars.contains("\u{E000}") else { continue }
-                    fragments[slot.name] = Self.fragments(of: text)
-                }
-                hits.append(SearchHit(model: model, score: ranked.score, excerpts: fragments))
+        let excerpts = try self.excerpts(of: keys.map(\.key), matching: match, in: index, layout: layout)
+        // The page's rows in one statement, then in rank order.
+        let rowSQL = "SELECT \(SQLiteStore.selectList(layout)) FROM \(layout.name.quotedIdentifier) AS \(alias) "
+            + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))"
+        let keyList = "[" + keys.map { String($0.key) }.joined(separator: ",") + "]"
+        var rowsByKey: [Int64: SQLiteStore.FetchedRow] = [:]
+        if !keys.isEmpty {
+            for (_, row) in try store.readRows(layout, sql: rowSQL, arguments: [keyList.databaseValue], leadingColumns: 0) {
+                rowsByKey[row.primaryKey] = row
             }
         }
+        var hits: [SearchHit<T>] = []
+        for ranked in keys {
+            // A hit deleted since it was ranked has no row, and one in the trash no model.
+            guard let row = rowsByKey[ranked.key],
+                  let model = try model(T.self, from: row, layout: layout, includeDeleted: false) else { continue }
+            var fragments: [String: [TextFragment]] = [:]
+            for (position, slot) in layout.spotlightSlots.enumerated() {
+                guard let text = excerpts[ranked.key]?[position], text.unicodeScalars.contains("\u{E000}") else { continue }
+                fragments[slot.name] = Self.fragments(of: text)
+            }
+            hits.append(SearchHit(model: model, score: ranked.score, excerpts: fragments))
+        }
         return SearchResults(hits: hits, totalCount: total)
+    }
+
+    /// The marked excerpts of each attribute of the hits `keys`, by key.
+    ///
+    /// FTS5 makes an excerpt by reading the hit's text and finding the query's terms in it again: for
+    /// a common word, whose hits are often long code, that was most of a page of results. An excerpt
+    /// depends only on the query and the indexed text, so a page's excerpts are kept like its ranking,
+    /// and dropped when a save rewrites any full-text entry (the index's table is what their SQL names).
+    private func excerpts(
+        of keys: [Int64], matching match: String, in index: FullTextIndex, layout: EntityLayout
+    ) throws -> [Int64: [String?]] {
+        guard !keys.isEmpty else { return [:] }
+        let fts = index.tableName.quotedIdentifier
+        let columns = layout.spotlightSlots.indices.map { column in
+            "snippet(\(fts), \(column), char(57344), char(57345), '…', 24)"
+        }
+        // One hit at a time: FTS5 finds a row of a MATCH by its rowid only when that is an equality.
+        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = ?"
+        return try store.aggregateCache.value(sql: sql, arguments: [match.databaseValue] + keys.map(\.databaseValue)) {
+            try store.writer.read { db in
+                let statement = try db.cachedStatement(sql: sql)
+                var byKey: [Int64: [String?]] = [:]
+                for key in keys {
+                    if let row = try Row.fetchOne(statement, arguments: [match, key]) {
+                        byKey[key] = (0..<columns.count).map { row[$0] as String? }
+                    }
+                }
+                return byKey
+            }
+        }
     }
 
     /// A search hit's key and its bm25 score.

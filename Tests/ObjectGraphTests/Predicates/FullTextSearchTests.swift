@@ -111,6 +111,34 @@ final class FullTextSearchTests: PredicateTestCase {
         XCTAssertEqual(fragments.map(\.text).joined(), "Redis keeps members sorted by score.")
     }
 
+    /// A page's excerpts are made once and kept with its ranking: running the search again reads the
+    /// hits' rows (so edits of other attributes show) but makes no excerpt, until a save rewrites an
+    /// indexed text; then they follow it.
+    func testExcerptsAreKeptUntilAnIndexedTextChanges() throws {
+        func excerptQueries(_ body: () throws -> Void) throws -> Int {
+            try selects(in: container, body).filter { $0.contains("snippet(") }.count
+        }
+        func bodyExcerpt() throws -> String {
+            let hit = try XCTUnwrap(context.search(Article.self, for: "redis").hits.first)
+            return try XCTUnwrap(hit.excerpts["body"]).map(\.text).joined()
+        }
+        XCTAssertEqual(try excerptQueries { XCTAssertEqual(try bodyExcerpt(), "Redis keeps members sorted by score.") }, 1)
+        XCTAssertEqual(try excerptQueries { XCTAssertEqual(try bodyExcerpt(), "Redis keeps members sorted by score.") }, 0)
+
+        let article = try XCTUnwrap(context.fetch(FetchDescriptor<Article>()).first { $0.title == "Sorted sets" })
+        article.rating = 5
+        try context.save()
+        XCTAssertEqual(try excerptQueries {
+            XCTAssertEqual(try context.search(Article.self, for: "redis").hits.first?.model.rating, 5)
+        }, 0, "an attribute outside the index leaves the excerpts kept, and the hit's row is read afresh")
+
+        article.body = "Redis sorted sets keep members ordered by score."
+        try context.save()
+        XCTAssertEqual(try excerptQueries {
+            XCTAssertEqual(try bodyExcerpt(), "Redis sorted sets keep members ordered by score.")
+        }, 1)
+    }
+
     func testTheIndexFollowsInsertsUpdatesAndDeletes() throws {
         let article = try XCTUnwrap(context.fetch(FetchDescriptor<Article>()).first { $0.title == "Sorted sets" })
         article.title = "Ordered collections"
