@@ -67,6 +67,22 @@ final class ListQueryPlanTests: XCTestCase {
         XCTAssertFalse(detail.contains("TEMP B-TREE"), detail)
     }
 
+    /// The store keeps counts by their SQL, so a query must make the same SQL on every request: the
+    /// tags of "all of these tags" are tested in the URL's order, not in a `Set`'s, which can differ
+    /// from one request to the next (it did on the server, and every count was made again).
+    func testAllTagsAreTestedInTheURLsOrder() throws {
+        let layout = try container.store.layout(for: Snippet.self)
+        let (first, second) = (UUID(), UUID())
+        for order in [[first, second], [second, first], [first, second, first]] {
+            var query = ListQuery()
+            query.tagMode = .all
+            query.tags = order.map(\.uuidString)
+            let arguments = try PredicateTranslator.translate(query.predicate(folderKey: nil), layout: layout).arguments
+            let tested = arguments.compactMap { UUID.fromDatabaseValue($0) }
+            XCTAssertEqual(tested, [order[0], order[1]], "\(order)")
+        }
+    }
+
     /// Filters combined are tested in the index that finds the first of them, without reading a row
     /// from the table for each candidate: only the page's keys come out of the window's query.
     func testCombinedFiltersAreTestedAndSortedInAnIndex() throws {

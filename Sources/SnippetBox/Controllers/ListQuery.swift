@@ -137,7 +137,10 @@ struct ListQuery: Sendable, Equatable {
                 // One test per tag, not a count of the matching tags: SQLite stops at a snippet's first
                 // missing tag, where it counted every tag of every snippet it walked (5.3 -> 4.4 ms for
                 // two tags at 100,000 snippets). A snippet holds a tag at most once, so both agree.
-                for tagID in Set(tagIDs) {
+                // In the URL's order, repeats dropped: the SQL must be the same text on every request,
+                // as the store keeps counts by it (a Set's order differs from one instance to the next).
+                var seen = Set<UUID>()
+                for tagID in tagIDs where seen.insert(tagID).inserted {
                     parts.append(#Predicate { $0.tags.contains { $0.uuid == tagID } })
                 }
             case .none:
