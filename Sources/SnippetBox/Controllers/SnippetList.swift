@@ -26,7 +26,7 @@ struct SnippetList {
             let results = try context.search(
                 Snippet.self, for: query.text, where: predicate,
                 weights: [\.title: 10, \.searchKeywords: 4, \.notes: 2, \.code: 1],
-                limit: query.pageSize, offset: offset)
+                limit: query.pageSize, offset: offset, relationshipKeyPathsForPrefetching: [\.folder, \.tags])
             snippets = results.hits.map { ($0.model, $0.excerpts) }
             total = results.totalCount
         } else {
