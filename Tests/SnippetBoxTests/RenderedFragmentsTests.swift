@@ -21,7 +21,20 @@ final class RenderedFragmentsTests: AppTestCase {
         let after = try await page("\(basePath)/snippets")
         XCTAssertTrue(after.contains(#"All <span class="count">2</span>"#), after)
         XCTAssertTrue(after.contains(#"<option value="swift" >Swift (2)</option>"#), after)
-        XCTAssertEqual(app.renderedFragments.count, kept + 2, "a new sidebar and form, with the new counts")
+        XCTAssertTrue(after.contains("Second"), "the new row is listed")
+        XCTAssertEqual(app.renderedFragments.count, kept + 3, "a new sidebar, form and rows, with the new counts")
+    }
+
+    /// The kept HTML stays under its byte bound: beyond it the cache starts over.
+    func testTheKeptHTMLStaysUnderItsBound() async throws {
+        let fragments = RenderedFragments(maximumBytes: 30_000)
+        app.renderedFragments = fragments
+        for index in 0..<12 {
+            try await createSnippet(SnippetUpload(title: "Snippet \(index) " + String(repeating: "x", count: 120)))
+            _ = try await page("\(basePath)/snippets")
+            XCTAssertLessThanOrEqual(fragments.bytes, 30_000)
+            XCTAssertGreaterThan(fragments.count, 0)
+        }
     }
 
     func testNothingIsKeptWhileTemplatesAreReread() async throws {

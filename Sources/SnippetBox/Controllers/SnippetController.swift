@@ -66,6 +66,8 @@ struct SnippetController: RouteCollection {
         var page = loaded
         page.formHTML = try await req.application.renderedFragments.html(
             "list-form", ListFormFragment(base: req.settings.basePath, form: page.form), for: req)
+        page.rowsHTML = try await req.application.renderedFragments.html(
+            "snippet-rows", SnippetRowsFragment(base: req.settings.basePath, filterQuery: page.filterQuery, rows: page.rows), for: req)
         return try await req.renderPage("snippets", PageContext(
             req, title: page.selected?.title ?? page.heading, flash: req.takeFlash(),
             sidebar: sidebar, content: page))

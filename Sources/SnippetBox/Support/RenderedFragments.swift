@@ -1,14 +1,16 @@
 import NIOConcurrencyHelpers
 import Vapor
 
-/// Rendered HTML of the parts every page repeats unchanged between writes: the sidebar, and the list
-/// page's filter form, each rendered by Leaf from its own template (`sidebar.leaf`, `list-form.leaf`).
+/// Rendered HTML of the parts every page repeats unchanged between writes: the sidebar, the list
+/// page's filter form and its rows, each rendered by Leaf from its own template (`sidebar.leaf`,
+/// `list-form.leaf`, `snippet-rows.leaf`).
 ///
-/// Leaf spends a few microseconds on each lookup, condition and loop iteration, and the sidebar's
-/// links and the form's 67 choices cost about 2 ms a page at 100,000 snippets, while what they show
-/// changes only when the library does (counts) or the selection does. So their HTML is kept, keyed by
-/// everything it shows: the view model itself (counts and selection included), the base path and the
-/// session's form token. A page after a write has new counts, hence a new key, and renders afresh; no
+/// Leaf spends a few microseconds on each lookup, condition and loop iteration: the sidebar's links and
+/// the form's 67 choices cost about 2 ms a page at 100,000 snippets, and Leaf was the largest part of a
+/// page of 100 rows in `perf`. What they show changes only when the library does (counts, a row's
+/// title) or the selection does. So their HTML is kept, keyed by everything it shows: the view model
+/// itself (counts, rows and selection included), the base path, the list's query and the session's form
+/// token. A page after a write has new counts or rows, hence a new key, and renders afresh; no
 /// invalidation is needed, and a stale fragment cannot be served.
 final class RenderedFragments: Sendable {
     private struct Key: Hashable, @unchecked Sendable {
@@ -16,33 +18,44 @@ final class RenderedFragments: Sendable {
         let context: AnyHashable
     }
 
-    private let cache = NIOLockedValueBox<[Key: String]>([:])
-    /// Enough for many sessions and selections; beyond it the cache starts over.
+    private struct Entries {
+        var html: [Key: String] = [:]
+        var bytes = 0
+    }
+
+    private let cache = NIOLockedValueBox(Entries())
+    /// Enough for many sessions, selections and list pages; beyond either bound the cache starts over.
     private let capacity: Int
+    /// The HTML kept, in UTF-8 bytes: a page of 100 rows is about 40 KB.
+    private let maximumBytes: Int
     /// Off when templates are reread on every request (RELOAD_TEMPLATES=1), so that an edited template shows.
     private let isEnabled: Bool
 
-    init(capacity: Int = 1_000, isEnabled: Bool = true) {
+    init(capacity: Int = 1_000, maximumBytes: Int = 16 << 20, isEnabled: Bool = true) {
         self.capacity = capacity
+        self.maximumBytes = maximumBytes
         self.isEnabled = isEnabled
     }
 
     /// The HTML of `template` rendered with `context`, from the cache or from Leaf.
     func html<Context: Encodable & Hashable & Sendable>(_ template: String, _ context: Context, for req: Request) async throws -> String {
         let key = Key(template: template, context: AnyHashable(context))
-        if isEnabled, let cached = cache.withLockedValue({ $0[key] }) { return cached }
+        if isEnabled, let cached = cache.withLockedValue({ $0.html[key] }) { return cached }
         let view = try await req.view.render(template, context)
         let html = String(buffer: view.data)
         if isEnabled {
+            let size = html.utf8.count
             cache.withLockedValue { entries in
-                if entries.count >= capacity { entries.removeAll() }
-                entries[key] = html
+                if entries.html.count >= capacity || entries.bytes + size > maximumBytes { entries = Entries() }
+                if let replaced = entries.html.updateValue(html, forKey: key) { entries.bytes -= replaced.utf8.count }
+                entries.bytes += size
             }
         }
         return html
     }
 
-    var count: Int { cache.withLockedValue { $0.count } }
+    var count: Int { cache.withLockedValue { $0.html.count } }
+    var bytes: Int { cache.withLockedValue { $0.bytes } }
 }
 
 /// What `sidebar.leaf` shows.
@@ -50,6 +63,13 @@ struct SidebarFragment: Encodable, Hashable, Sendable {
     let base: String
     let csrf: String
     let sidebar: Sidebar
+}
+
+/// What `snippet-rows.leaf` shows: the rows of a list page, with the links that keep its query.
+struct SnippetRowsFragment: Encodable, Hashable, Sendable {
+    let base: String
+    let filterQuery: String
+    let rows: [SnippetRow]
 }
 
 /// What `list-form.leaf` shows.

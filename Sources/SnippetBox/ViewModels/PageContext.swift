@@ -100,7 +100,7 @@ struct Sidebar: Encodable, Hashable, Sendable {
 }
 
 /// A tag as a coloured chip.
-struct TagChip: Encodable, Sendable {
+struct TagChip: Encodable, Hashable, Sendable {
     let id: String
     let name: String
     let color: String
@@ -119,7 +119,7 @@ struct TagChip: Encodable, Sendable {
 
 /// A snippet in a list. Leaf costs a few microseconds per lookup, loop and condition, and a page
 /// has 25 to 100 rows, so a row hands it few, ready-made values.
-struct SnippetRow: Encodable, Sendable {
+struct SnippetRow: Encodable, Hashable, Sendable {
     let id: String
     let title: String
     /// The title as HTML, the words a search matched marked (``MarkedText``).
@@ -167,20 +167,22 @@ struct SnippetListPage: Encodable, Sendable {
     /// Rendered from `list-form.leaf` into `formHTML` (see `RenderedFragments`); not handed to Leaf again.
     let form: ListForm
     var formHTML = ""
+    /// `rows` rendered from `snippet-rows.leaf` (see `RenderedFragments`); the rows are not handed to Leaf again.
+    var rowsHTML = ""
     let pagination: Pagination
     let isSearch: Bool
     let hasRows: Bool
     var hasFilters: Bool { form.hasFilters }
 
     private enum CodingKeys: String, CodingKey {
-        case heading, filterQuery, rows, selected, isStoreEmpty, folderOptions, formHTML, pagination, isSearch, hasRows, hasFilters
+        case heading, filterQuery, rowsHTML, selected, isStoreEmpty, folderOptions, formHTML, pagination, isSearch, hasRows, hasFilters
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(heading, forKey: .heading)
         try container.encode(filterQuery, forKey: .filterQuery)
-        try container.encode(rows, forKey: .rows)
+        try container.encode(rowsHTML, forKey: .rowsHTML)
         try container.encodeIfPresent(selected, forKey: .selected)
         try container.encode(isStoreEmpty, forKey: .isStoreEmpty)
         try container.encode(folderOptions, forKey: .folderOptions)
