@@ -104,12 +104,12 @@ extension ModelContext {
         }
         let excerpts = try self.excerpts(of: keys.map(\.key), matching: match, in: index, layout: layout)
         // The page's rows in one statement, then in rank order.
-        let rowSQL = "SELECT \(SQLiteStore.selectList(layout)) FROM \(layout.name.quotedIdentifier) AS \(alias) "
-            + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))"
-        let keyList = "[" + keys.map { String($0.key) }.joined(separator: ",") + "]"
         var rowsByKey: [Int64: SQLiteStore.FetchedRow] = [:]
         if !keys.isEmpty {
-            for (_, row) in try store.readRows(layout, sql: rowSQL, arguments: [keyList.databaseValue], leadingColumns: 0) {
+            let byKey = RowQuery(condition: SQLFragment(
+                "\(alias).\"_pk\" IN (SELECT value FROM json_each(?))",
+                [SQLiteStore.jsonArray(keys.map(\.key)).databaseValue]))
+            for row in try store.fetchRows(layout, query: byKey) {
                 rowsByKey[row.primaryKey] = row
             }
         }
