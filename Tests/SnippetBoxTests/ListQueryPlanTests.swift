@@ -7,13 +7,9 @@ import XCTest
 /// The list page's newest-first window, filtered by folder, language or favourites, is read from an
 /// index in that order: SQLite stops after the page instead of sorting every match. At 100,000
 /// snippets a language holds thousands of them, and sorting them was most of the page's query.
-final class ListQueryPlanTests: XCTestCase {
-    private var folder: URL!
-    private var container: ModelContainer!
-
+final class ListQueryPlanTests: LibraryStoreTestCase {
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("plans-\(UUID().uuidString)")
-        container = try SnippetStore.openContainer(at: folder.appendingPathComponent("library.store"))
+        try super.setUpWithError()
         let context = ModelContext(container)
         let folders = (0..<5).map { Folder(name: "Folder \($0)") }
         let languages = CodingLanguage.allCases
@@ -25,11 +21,6 @@ final class ListQueryPlanTests: XCTestCase {
             context.insert(snippet)
         }
         try context.save()
-    }
-
-    override func tearDownWithError() throws {
-        container = nil
-        try? FileManager.default.removeItem(at: folder)
     }
 
     /// SQLite's plan for the page of snippets the list page fetches for `query`.

@@ -5,13 +5,9 @@ import XCTest
 
 /// A page of search results shows each hit's folder and tags: the search loads them for every hit at
 /// once, as a fetch with `relationshipKeyPathsForPrefetching` does, instead of two queries per hit.
-final class SearchPrefetchTests: XCTestCase {
-    private var folder: URL!
-    private var container: ModelContainer!
-
+final class SearchPrefetchTests: LibraryStoreTestCase {
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("search-prefetch-\(UUID().uuidString)")
-        container = try SnippetStore.openContainer(at: folder.appendingPathComponent("library.store"))
+        try super.setUpWithError()
         let context = ModelContext(container)
         let folders = (0..<3).map { Folder(name: "Folder \($0)") }
         let tags = (0..<4).map { Tag(name: "tag\($0)", color: ColorData.palette[$0 % ColorData.palette.count]) }
@@ -23,11 +19,6 @@ final class SearchPrefetchTests: XCTestCase {
             context.insert(snippet)
         }
         try context.save()
-    }
-
-    override func tearDownWithError() throws {
-        container = nil
-        try? FileManager.default.removeItem(at: folder)
     }
 
     private func statements(_ body: () throws -> Void) rethrows -> [String] {
