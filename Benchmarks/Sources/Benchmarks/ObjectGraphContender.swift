@@ -22,6 +22,7 @@ enum Lang: String, Codable, CaseIterable {
 }
 
 @Model final class OGSnippet {
+    #Index<OGSnippet>([\.folder, \.language, \.isFavorite, \.updatedAt])
     @Attribute(.unique) var uuid: UUID = UUID()
     var title: String = ""
     var code: String = ""
@@ -58,6 +59,7 @@ enum Lang: String, Codable, CaseIterable {
 }
 
 @Model final class OGTextSnippet {
+    #Index<OGTextSnippet>([\.folder, \.language, \.isFavorite, \.updatedAt])
     @Attribute(.unique) var uuid: UUID = UUID()
     @Attribute(.spotlight) var title: String = ""
     @Attribute(.spotlight) var code: String = ""

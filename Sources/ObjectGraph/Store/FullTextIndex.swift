@@ -7,7 +7,9 @@ struct FullTextIndex {
     let layout: EntityLayout
     let tableName: String
     let columns: [String]
-    /// The statements that keep the index in step, made once: saves run them for every row.
+    /// The statements that keep the index in step, made once. Each takes a JSON array of row keys:
+    /// SQLite 3.40's FTS5 writes its pending entries to disk at every statement savepoint, and a
+    /// statement per row made a save of 2,000 rows flush its index 2,000 times.
     private let removeSQL: String
     private let addSQL: String
 
@@ -16,13 +18,14 @@ struct FullTextIndex {
         tableName = "_fts_\(layout.name)"
         columns = layout.spotlightSlots.map(\.name)
         let columnList = columns.map(\.quotedIdentifier).joined(separator: ", ")
+        let rows = "FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" IN (SELECT value FROM json_each(?))"
         removeSQL = """
             INSERT INTO \(tableName.quotedIdentifier)(\(tableName.quotedIdentifier), rowid, \(columnList))
-            SELECT 'delete', "_pk", \(columnList) FROM \(layout.name.quotedIdentifier) WHERE "_pk" = ?
+            SELECT 'delete', "_pk", \(columnList) \(rows)
             """
         addSQL = """
             INSERT INTO \(tableName.quotedIdentifier)(rowid, \(columnList))
-            SELECT "_pk", \(columnList) FROM \(layout.name.quotedIdentifier) WHERE "_pk" = ?
+            SELECT "_pk", \(columnList) \(rows)
             """
     }
 
@@ -45,14 +48,32 @@ struct FullTextIndex {
         try db.execute(sql: "INSERT INTO \(tableName.quotedIdentifier)(\(tableName.quotedIdentifier)) VALUES('rebuild')")
     }
 
-    /// Removes a row's current text from the index; call before the row changes or goes.
-    func remove(key: Int64, in db: Database) throws {
-        try db.cachedStatement(sql: removeSQL).execute(arguments: [key])
+    /// Removes rows' current text from the index; call before the rows change or go, and only for
+    /// rows whose text is in it (FTS5 cannot tell, and a wrong removal corrupts its counts).
+    func remove(keys: [Int64], in db: Database) throws {
+        guard !keys.isEmpty else { return }
+        try db.cachedStatement(sql: removeSQL).execute(arguments: [SQLiteStore.jsonArray(keys)])
     }
 
-    /// Adds a row's current text to the index; call after the row is written.
-    func add(key: Int64, in db: Database) throws {
-        try db.cachedStatement(sql: addSQL).execute(arguments: [key])
+    /// Adds rows' current text to the index; call after the rows are written.
+    func add(keys: [Int64], in db: Database) throws {
+        guard !keys.isEmpty else { return }
+        try db.cachedStatement(sql: addSQL).execute(arguments: [SQLiteStore.jsonArray(keys)])
+    }
+}
+
+/// The rows of one save whose full-text entries are out of the index until the save ends, by
+/// entity: removed before their rows changed (or new), added back in one statement per entity.
+struct PendingFullTextEntries {
+    private(set) var keysByEntity: [String: [Int64]] = [:]
+    private var pending: [String: Set<Int64>] = [:]
+
+    func contains(_ key: Int64, of entity: String) -> Bool { pending[entity]?.contains(key) == true }
+
+    mutating func insert(_ keys: [Int64], of entity: String) {
+        for key in keys where pending[entity, default: []].insert(key).inserted {
+            keysByEntity[entity, default: []].append(key)
+        }
     }
 }
 

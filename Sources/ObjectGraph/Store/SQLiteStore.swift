@@ -438,6 +438,8 @@ final class SQLiteStore: @unchecked Sendable {
                 }
                 /// References to rows inserted later in this transaction, filled in once those rows have keys.
                 var laterReferences: [(storage: ModelStorage, slot: PropertySlot, target: ModelStorage)] = []
+                /// Rows whose full-text entries are out until the end (updated text, new rows, taken over).
+                var outOfFullTextIndex = PendingFullTextEntries()
 
                 for batch in request.batchDeletes {
                     let keys = try Int64.fetchAll(
@@ -445,12 +447,32 @@ final class SQLiteStore: @unchecked Sendable {
                             + "AS \(RowQuery.alias.quotedIdentifier)" + (batch.condition.map { " WHERE \($0.sql)" } ?? ""),
                         arguments: StatementArguments(columnValues: batch.condition?.arguments ?? []))
                     droppedFiles += try externalFileNames(of: batch.layout, keys: keys, in: db)
+                    try fullTextIndexes[batch.layout.name]?.remove(keys: keys, in: db)
                     for key in keys { try deleteRow(of: batch.layout, key: key, in: db) }
                     result.batchDeletedKeys[batch.layout.name, default: []].formUnion(keys)
                 }
+                // Full-text entries leave in one statement per entity, while their rows still hold the text.
+                var deletedKeys: [String: [Int64]] = [:]
+                for storage in request.deletes {
+                    if let key = storage.primaryKey { deletedKeys[storage.layout.name, default: []].append(key) }
+                }
+                for (entity, keys) in deletedKeys { try fullTextIndexes[entity]?.remove(keys: keys, in: db) }
                 for storage in request.deletes {
                     guard let key = storage.primaryKey else { continue }
                     try deleteRow(of: storage.layout, key: key, in: db)
+                }
+                var reindexedKeys: [String: [Int64]] = [:]
+                for update in request.updates {
+                    guard let key = update.storage.primaryKey, fullTextIndexes[update.storage.layout.name] != nil,
+                          update.changedSlots.contains(where: {
+                              update.storage.layout.slots[$0].attribute?.options.contains(.spotlight) == true
+                          })
+                    else { continue }
+                    reindexedKeys[update.storage.layout.name, default: []].append(key)
+                }
+                for (entity, keys) in reindexedKeys {
+                    try fullTextIndexes[entity]?.remove(keys: keys, in: db)
+                    outOfFullTextIndex.insert(keys, of: entity)
                 }
                 for (update, values) in zip(request.updates, updateRows) {
                     guard let key = update.storage.primaryKey else { continue }
@@ -462,12 +484,8 @@ final class SQLiteStore: @unchecked Sendable {
                             laterReferences.append((update.storage, slot, target))
                         }
                     }
-                    let index = fullTextIndexes[update.storage.layout.name]
-                    let touchesIndex = index != nil && slots.contains { $0.attribute?.options.contains(.spotlight) == true }
-                    if touchesIndex { try index?.remove(key: key, in: db) }
                     try updateRow(update.storage.layout, key: key, slots: slots, values: values, in: db,
                                   expectedVersion: update.storage.version)
-                    if touchesIndex { try index?.add(key: key, in: db) }
                     result.versions[ObjectIdentifier(update.storage)] = update.storage.version + 1
                 }
                 for (insert, values) in zip(request.inserts, insertRows) {
@@ -485,9 +503,11 @@ final class SQLiteStore: @unchecked Sendable {
                     }
                     if let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) {
                         droppedFiles += try externalFileNames(of: layout, keys: [existing], in: db)
-                        try fullTextIndexes[layout.name]?.remove(key: existing, in: db)
+                        if !outOfFullTextIndex.contains(existing, of: layout.name) {
+                            try fullTextIndexes[layout.name]?.remove(keys: [existing], in: db)
+                            outOfFullTextIndex.insert([existing], of: layout.name)
+                        }
                         try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
-                        try fullTextIndexes[layout.name]?.add(key: existing, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
                         tookOverRows.insert(ObjectIdentifier(insert.storage))
                         result.versions[ObjectIdentifier(insert.storage)] = try Int64.fetchOne(
@@ -499,7 +519,7 @@ final class SQLiteStore: @unchecked Sendable {
                         let key = db.lastInsertedRowID
                         result.insertOutcomes.append(.inserted(key))
                         assignedKeys[ObjectIdentifier(insert.storage)] = key
-                        try fullTextIndexes[layout.name]?.add(key: key, in: db)
+                        outOfFullTextIndex.insert([key], of: layout.name)
                     }
                 }
                 for reference in laterReferences {
@@ -510,20 +530,41 @@ final class SQLiteStore: @unchecked Sendable {
                     result.foreignKeys[ObjectIdentifier(reference.storage), default: [:]][reference.slot.index] = targetKey
                 }
                 // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
-                for write in request.joinWrites.filter(\.table.isWriter) + request.joinWrites.filter({ !$0.table.isWriter }) {
+                // New owners have no rows yet: theirs are inserted together, one statement per join table.
+                var newOwnersRows: [String: (table: RelationshipMapping.JoinTable, rows: [JoinRow])] = [:]
+                for write in request.joinWrites where write.table.isWriter {
                     guard let ownerKey = key(of: write.owner) else { continue }
                     switch write.change {
                     case .replace(let targets):
                         let targetKeys = targets.compactMap { key(of: $0) }
-                        try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys,
-                                          ownerIsNew: write.owner.primaryKey == nil
-                                              && !tookOverRows.contains(ObjectIdentifier(write.owner)), in: db)
+                        if write.owner.primaryKey == nil && !tookOverRows.contains(ObjectIdentifier(write.owner)) {
+                            newOwnersRows[write.table.name, default: (write.table, [])].rows += targetKeys.enumerated().map {
+                                JoinRow(source: ownerKey, destination: $0.element, position: $0.offset)
+                            }
+                        } else {
+                            try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
+                        }
                         result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
                     case .adjust(let added, let removed):
                         try adjustJoinRows(write.table, ownerKey: ownerKey, added: added.compactMap { key(of: $0) },
                                            removed: removed.compactMap { key(of: $0) }, in: db)
                     }
                 }
+                for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
+                for write in request.joinWrites where !write.table.isWriter {
+                    guard let ownerKey = key(of: write.owner) else { continue }
+                    switch write.change {
+                    case .replace(let targets):
+                        let targetKeys = targets.compactMap { key(of: $0) }
+                        try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
+                        result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
+                    case .adjust(let added, let removed):
+                        try adjustJoinRows(write.table, ownerKey: ownerKey, added: added.compactMap { key(of: $0) },
+                                           removed: removed.compactMap { key(of: $0) }, in: db)
+                    }
+                }
+                // Last, so that no later statement of this save makes FTS5 flush what it holds.
+                for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: keys, in: db) }
                 result.assignedKeys = assignedKeys
             }
         } catch {
@@ -574,19 +615,38 @@ final class SQLiteStore: @unchecked Sendable {
         return change
     }
 
+    /// One row of a join table, as the writer side sees it.
+    struct JoinRow {
+        let source: Int64
+        let destination: Int64
+        let position: Int
+    }
+
+    /// Inserts the rows of owners new in this save, whatever their number, in one statement: a
+    /// statement per owner paid GRDB's binding, SQLite's `json_each` set-up and a step each.
+    /// (`WHERE true` lets SQLite parse the upsert after a SELECT; the upsert keeps the last position
+    /// of a target listed twice.)
+    private func insertJoinRows(_ table: RelationshipMapping.JoinTable, rows: [JoinRow], in db: Database) throws {
+        guard !rows.isEmpty else { return }
+        let triples = "[" + rows.map { "[\($0.source),\($0.destination),\($0.position)]" }.joined(separator: ",") + "]"
+        try db.cachedStatement(sql: """
+            INSERT INTO \(table.name.quotedIdentifier) ("source", "destination", "position")
+            SELECT json_extract("value", '$[0]'), json_extract("value", '$[1]'), json_extract("value", '$[2]')
+            FROM json_each(?) WHERE true
+            ON CONFLICT ("source", "destination") DO UPDATE SET "position" = excluded."position"
+            """).execute(arguments: [triples])
+    }
+
     /// Makes a join table hold exactly `targetKeys` for one owner, in that order. The writer side owns
     /// the rows and their `position`; the other side only records its own order in `inversePosition`.
     private func writeJoinRows(
-        _ table: RelationshipMapping.JoinTable, ownerKey: Int64, targetKeys: [Int64], ownerIsNew: Bool, in db: Database
+        _ table: RelationshipMapping.JoinTable, ownerKey: Int64, targetKeys: [Int64], in db: Database
     ) throws {
         let name = table.name.quotedIdentifier
         if table.isWriter {
-            // A row inserted in this save has no join rows yet: nothing to delete.
-            if !ownerIsNew {
-                try db.cachedStatement(sql: """
-                    DELETE FROM \(name) WHERE "source" = ? AND "destination" NOT IN (SELECT value FROM json_each(?))
-                    """).execute(arguments: [ownerKey, Self.jsonArray(targetKeys)])
-            }
+            try db.cachedStatement(sql: """
+                DELETE FROM \(name) WHERE "source" = ? AND "destination" NOT IN (SELECT value FROM json_each(?))
+                """).execute(arguments: [ownerKey, Self.jsonArray(targetKeys)])
             guard !targetKeys.isEmpty else { return }
             // One statement for all of the owner's rows, `json_each` giving each key with its
             // position, where a statement per row paid GRDB's argument binding and a step each.
@@ -597,14 +657,18 @@ final class SQLiteStore: @unchecked Sendable {
                 ON CONFLICT ("source", "destination") DO UPDATE SET "position" = excluded."position"
                 """).execute(arguments: [ownerKey, Self.jsonArray(targetKeys)])
         } else {
-            // Row by row: an `UPDATE … FROM json_each(?)` lets the planner walk the owner's rows by
-            // the destination index and scan the keys for each, quadratic on a store not yet analyzed.
-            let update = try db.cachedStatement(sql: """
-                UPDATE \(name) SET "inversePosition" = ? WHERE "source" = ? AND "destination" = ?
-                """)
-            for (position, targetKey) in targetKeys.enumerated() {
-                try update.execute(arguments: [position, targetKey, ownerKey])
-            }
+            // One statement for the owner's order. The unary `+` keeps SQLite from walking the
+            // owner's rows by the destination index and scanning the keys for each (quadratic, and
+            // its choice on a store not yet analyzed): it walks the keys and finds each row by its
+            // primary key. A target listed twice keeps its last position, as one UPDATE a row did:
+            // its earlier places are sent as null, which matches no row.
+            var lastPlace: [Int64: Int] = [:]
+            for (position, targetKey) in targetKeys.enumerated() { lastPlace[targetKey] = position }
+            let places = targetKeys.enumerated().map { lastPlace[$0.element] == $0.offset ? String($0.element) : "null" }
+            try db.cachedStatement(sql: """
+                UPDATE \(name) SET "inversePosition" = "keys"."key" FROM json_each(?) AS "keys"
+                WHERE \(name)."source" = "keys"."value" AND +\(name)."destination" = ?
+                """).execute(arguments: ["[" + places.joined(separator: ",") + "]", ownerKey])
         }
     }
 
@@ -649,8 +713,8 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Deletes a row and every join-table row that refers to it.
+    /// The caller takes the row's full-text entry out first, with those of the other rows it deletes.
     private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database) throws {
-        try fullTextIndexes[layout.name]?.remove(key: key, in: db)
         try db.cachedStatement(sql: "DELETE FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?").execute(arguments: [key])
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")

@@ -210,3 +210,15 @@ final class HandWrittenRight: PersistentModel {
         self.category = category
     }
 }
+
+/// A unique term with searchable text: an insert with a saved term takes over that row, and its
+/// full-text entry with it.
+@Model final class GlossaryEntry {
+    @Attribute(.unique) var term: String
+    @Attribute(.spotlight) var definition: String
+
+    init(term: String, definition: String) {
+        self.term = term
+        self.definition = definition
+    }
+}
