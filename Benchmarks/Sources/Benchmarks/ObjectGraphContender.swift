@@ -23,7 +23,9 @@ enum Lang: String, Codable, CaseIterable {
 
 @Model final class OGSnippet {
     #Index<OGSnippet>([\.folder, \.language, \.isFavorite, \.updatedAt])
-    @Attribute(.unique) var uuid: UUID = UUID()
+    // No initial value, as in SnippetBox's models: Swift evaluates initial values in
+    // `init(backingData:)` too, and `UUID()` reads /dev/urandom (3 µs) for every fetched model.
+    @Attribute(.unique) var uuid: UUID
     var title: String = ""
     var code: String = ""
     var notes: String = ""
@@ -60,7 +62,7 @@ enum Lang: String, Codable, CaseIterable {
 
 @Model final class OGTextSnippet {
     #Index<OGTextSnippet>([\.folder, \.language, \.isFavorite, \.updatedAt])
-    @Attribute(.unique) var uuid: UUID = UUID()
+    @Attribute(.unique) var uuid: UUID
     @Attribute(.spotlight) var title: String = ""
     @Attribute(.spotlight) var code: String = ""
     @Attribute(.spotlight) var notes: String = ""

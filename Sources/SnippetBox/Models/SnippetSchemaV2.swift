@@ -29,7 +29,11 @@ public enum SnippetSchemaV2: VersionedSchema {
             [\.deletedAt, \.folder, \.updatedAt, \.language, \.isFavorite, \.createdAt],
             [\.deletedAt, \.isFavorite, \.updatedAt])
 
-        @Attribute(.unique) public var uuid: UUID = UUID()
+        /// Names the snippet in URLs. Set in `init`, not as the property's initial value: Swift
+        /// evaluates initial values in every initializer, `init(backingData:)` too, so each fetched
+        /// model made a UUID only to drop it, and on Linux `UUID()` opens and reads /dev/urandom
+        /// (3 µs, a tenth of the list page's CPU time under load). The same holds in SwiftData.
+        @Attribute(.unique) public var uuid: UUID
         @Attribute(.spotlight) public var title: String = ""
         @Attribute(.spotlight) public var code: String = ""
         /// Markdown, rendered on the server and sanitized.
@@ -51,6 +55,7 @@ public enum SnippetSchemaV2: VersionedSchema {
         public var deletedAt: Date?
 
         public init(title: String, code: String = "", notes: String = "", language: CodingLanguage = .plaintext) {
+            self.uuid = UUID()
             self.title = title
             self.code = code
             self.notes = notes
@@ -67,21 +72,22 @@ public enum SnippetSchemaV2: VersionedSchema {
 
     /// A folder holds many snippets; deleting it deletes them, unless they are moved out first.
     @Model public final class Folder {
-        /// Names the folder in URLs.
-        @Attribute(.unique) public var uuid: UUID = UUID()
+        /// Names the folder in URLs. Set in `init`, for the reason given at ``Snippet/uuid``.
+        @Attribute(.unique) public var uuid: UUID
         public var name: String
         public var createdAt: Date = Date.now
         @Relationship(deleteRule: .cascade, inverse: \Snippet.folder) public var snippets: [Snippet] = []
 
         public init(name: String) {
+            self.uuid = UUID()
             self.name = name
         }
     }
 
     /// A coloured label; a snippet has many, a tag many snippets. Names are unique without regard to case.
     @Model public final class Tag {
-        /// Names the tag in URLs.
-        @Attribute(.unique) public var uuid: UUID = UUID()
+        /// Names the tag in URLs. Set in `init`, for the reason given at ``Snippet/uuid``.
+        @Attribute(.unique) public var uuid: UUID
         /// The name in lower case, which carries the uniqueness: "Swift" and "swift" are one tag.
         @Attribute(.unique) public private(set) var normalizedName: String
         public private(set) var name: String
@@ -89,6 +95,7 @@ public enum SnippetSchemaV2: VersionedSchema {
         public var snippets: [Snippet] = []
 
         public init(name: String, color: ColorData) {
+            self.uuid = UUID()
             self.name = name
             self.normalizedName = Tag.normalize(name)
             self.color = color
@@ -107,13 +114,15 @@ public enum SnippetSchemaV2: VersionedSchema {
 
     /// A named search: the query string of the list page, shown in the sidebar.
     @Model public final class SavedSearch {
-        @Attribute(.unique) public var uuid: UUID = UUID()
+        /// Set in `init`, for the reason given at ``Snippet/uuid``.
+        @Attribute(.unique) public var uuid: UUID
         public var name: String
         /// The list page's query string, without the leading "?".
         public var query: String
         public var createdAt: Date = Date.now
 
         public init(name: String, query: String) {
+            self.uuid = UUID()
             self.name = name
             self.query = query
         }
