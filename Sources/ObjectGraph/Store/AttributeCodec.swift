@@ -95,7 +95,14 @@ struct AttributeCodec: @unchecked Sendable {
 
     /// Other Codable values (structs, enums with associated values, arrays) are one JSON text column,
     /// which SQLite's `json_extract` can filter and sort on.
-    private static func jsonCodec<T: Codable>(_ type: T.Type) -> AttributeCodec {
+    static func jsonCodec<T: Codable>(_ type: T.Type) -> AttributeCodec {
+        jsonCodec(type, keeping: _isPOD(T.self) ? DecodedValues() : nil)
+    }
+
+    /// `decodedValues` keeps the values decoded from short texts. Only for plain-data types (no
+    /// references, so a kept value cannot be changed through another copy): many rows hold the
+    /// same few values (a tag's colour), and `JSONDecoder` took a thirtieth of the list page's time.
+    static func jsonCodec<T: Codable>(_ type: T.Type, keeping decodedValues: DecodedValues?) -> AttributeCodec {
         AttributeCodec(
             columnType: "TEXT",
             isOptional: false,
@@ -108,13 +115,40 @@ struct AttributeCodec: @unchecked Sendable {
                 guard let text = String.fromDatabaseValue(stored) else {
                     throw SwiftDataError.unreadableValue(stored.description, as: T.self)
                 }
+                if let decodedValues, let kept = decodedValues.value(for: text) { return kept }
                 do {
-                    return try JSONCoding.decoder.decode(T.self, from: Data(text.utf8))
+                    let value = try JSONCoding.decoder.decode(T.self, from: Data(text.utf8))
+                    decodedValues?.keep(value, for: text)
+                    return value
                 } catch {
                     throw SwiftDataError.unreadableValue(text, as: T.self)
                 }
             }
         )
+    }
+}
+
+/// Values one JSON codec decoded, by their text: at most `capacity` texts of up to `longestText`
+/// bytes (forgotten all at once when full, which a column of few distinct values never is).
+final class DecodedValues: @unchecked Sendable {
+    static let capacity = 256
+    static let longestText = 256
+    private let lock = NSLock()
+    private var values: [String: Any] = [:]
+
+    var count: Int { lock.withLock { values.count } }
+
+    func value(for text: String) -> Any? {
+        guard text.utf8.count <= Self.longestText else { return nil }
+        return lock.withLock { values[text] }
+    }
+
+    func keep(_ value: Any, for text: String) {
+        guard text.utf8.count <= Self.longestText else { return }
+        lock.withLock {
+            if values.count >= Self.capacity { values.removeAll(keepingCapacity: true) }
+            values[text] = value
+        }
     }
 }
 
