@@ -14,6 +14,11 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     // Templates and static files live at the top of the project, not in Vapor's default Resources/.
     app.directory.viewsDirectory = app.directory.workingDirectory + "Views/"
     app.directory.publicDirectory = app.directory.workingDirectory + "Public/"
+    // Started from another folder, the server would run and answer every page with a 500 ("No
+    // template found"): it refuses to start instead, and says where it looked.
+    guard FileManager.default.fileExists(atPath: app.directory.viewsDirectory + "base.leaf") else {
+        throw MissingTemplatesError(viewsDirectory: app.directory.viewsDirectory)
+    }
     app.views.use(.leaf)
     // Templates are parsed once and kept, whatever the environment (`swift run` starts in development):
     // reading and parsing them took a sixth of every page. RELOAD_TEMPLATES=1 rereads them while editing.
@@ -47,4 +52,13 @@ public func createAdminFromSettings(_ app: Application) async throws {
     let hash = try await app.password.async.hash(password)
     let account = try await app.accounts.create(username: "admin", passwordHash: hash, isAdmin: true)
     app.logger.notice("Created the account \(account.username) from ADMIN_PASSWORD.")
+}
+
+/// The templates are not where SnippetBox looks for them: `Views/` under the working directory.
+public struct MissingTemplatesError: Error, CustomStringConvertible {
+    public let viewsDirectory: String
+    public var description: String {
+        "its templates are not in \(viewsDirectory): start snippetbox from the folder that holds Views/ and Public/ "
+            + "(the repository's root)"
+    }
 }
