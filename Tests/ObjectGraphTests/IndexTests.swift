@@ -24,6 +24,17 @@ enum UnindexedJots {
     }
 }
 
+/// A wide row (long text) with a narrow index that starts with the row's key.
+enum KeyIndexedNotes {
+    @Model final class Note {
+        #Index<Note>([\.persistentModelID, \.deletedAt, \.pinned])
+        var body: String = ""
+        var deletedAt: Date?
+        var pinned: Bool = false
+        init(body: String) { self.body = body }
+    }
+}
+
 enum IndexedJots {
     @Model final class Jot {
         #Index<Jot>([\.updatedAt], [\.deletedAt, \.tray], [\.title], [\.updatedAt])
@@ -169,6 +180,27 @@ final class IndexTests: StoreTestCase {
         XCTAssertEqual(Schema([IndexedJots.Jot.self]).entitiesByName["Jot"]?.indices,
                        [["updatedAt"], ["deletedAt", "tray"], ["title"]])
         XCTAssertEqual(Schema([IndexedJots.Jot.self]).entitiesByName["Tray"]?.indices, [])
+    }
+
+    /// `persistentModelID` names the row's key: such an index is a narrow copy of a few columns,
+    /// which a lookup by key (a search's hits, a join table's rows) reads instead of the wide rows.
+    func testAnIndexMayStartWithTheRowsKey() throws {
+        let container = try open(KeyIndexedNotes.Note.self)
+        XCTAssertEqual(try declaredIndexes(on: "Note"), [
+            "Note_persistentModelID_deletedAt_pinned_index": ["_pk", "deletedAt", "pinned"],
+        ])
+        XCTAssertEqual(Schema([KeyIndexedNotes.Note.self]).entitiesByName["Note"]?.indices,
+                       [["persistentModelID", "deletedAt", "pinned"]])
+        let context = ModelContext(container)
+        for index in 0..<50 { context.insert(KeyIndexedNotes.Note(body: String(repeating: "long text \(index) ", count: 400))) }
+        try context.save()
+        // With planner statistics (ObjectGraph gathers them once a table has 1,000 rows), SQLite reads
+        // the narrow index rather than each wide row.
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { try $0.execute(sql: "ANALYZE") }
+        try queue.close()
+        let plan = try queryPlan(of: "SELECT count(*) FROM \"Note\" WHERE \"_pk\" IN (1, 2, 3) AND \"deletedAt\" IS NULL AND \"pinned\" = 0")
+        XCTAssertTrue(plan.contains("COVERING INDEX Note_persistentModelID_deletedAt_pinned_index"), plan)
     }
 
     func testTheNewestFirstFetchReadsTheIndexInsteadOfSortingTheTable() throws {

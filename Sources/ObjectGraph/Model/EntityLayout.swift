@@ -156,8 +156,8 @@ final class EntityLayout: @unchecked Sendable {
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
     let toManySlots: [PropertySlot]
-    /// The indexes `#Index` declares, each the slots of its columns in order; repeats are left out.
-    let indexes: [[PropertySlot]]
+    /// The indexes `#Index` declares, each its columns in order; repeats are left out.
+    let indexes: [[IndexColumn]]
     private let mappings = LockedValue<[Int: RelationshipMapping]>([:])
     let hasInstanceStoredProperties: Bool
     let buildErrors: [SwiftDataError]
@@ -183,14 +183,21 @@ final class EntityLayout: @unchecked Sendable {
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
         self.indexes = Self.resolveIndexes(
             modelType._objectGraphIndexes, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
-            errors: &errors)
+            rowKeyPath: Self.rowKeyPath(of: modelType), errors: &errors)
         self.buildErrors = errors
     }
 
     /// The name of an index's table entry, from the entity and its columns, so that reopening a store
     /// finds the index it created before.
-    static func indexName(entity: String, columns: [PropertySlot]) -> String {
-        ([entity] + columns.map(\.name) + ["index"]).joined(separator: "_")
+    static func indexName(entity: String, columns: [IndexColumn]) -> String {
+        ([entity] + columns.map(\.propertyName) + ["index"]).joined(separator: "_")
+    }
+
+    /// `\Model.persistentModelID`, which `#Index` may name first: an index that starts with the row's
+    /// key holds a narrow copy of a few columns, which a query that joins the table by key (a
+    /// search's hits, a to-many relationship's members) reads instead of the whole, wide rows.
+    private static func rowKeyPath<Model: PersistentModel>(of _: Model.Type) -> AnyKeyPath {
+        \Model.persistentModelID
     }
 
     /// Turns the key paths of `#Index` into columns. A key path without a column (a to-many relationship,
@@ -198,13 +205,17 @@ final class EntityLayout: @unchecked Sendable {
     /// lost a column would not serve the queries it was declared for.
     private static func resolveIndexes(
         _ declared: [[AnyKeyPath]], entityName: String, slots: [PropertySlot],
-        slotIndexByKeyPath: [AnyKeyPath: Int], errors: inout [SwiftDataError]
-    ) -> [[PropertySlot]] {
-        var indexes: [[PropertySlot]] = []
-        var columnsByIndexName: [String: [Int]] = [:]
+        slotIndexByKeyPath: [AnyKeyPath: Int], rowKeyPath: AnyKeyPath, errors: inout [SwiftDataError]
+    ) -> [[IndexColumn]] {
+        var indexes: [[IndexColumn]] = []
+        var columnsByIndexName: [String: [String]] = [:]
         for keyPaths in declared {
-            var columns: [PropertySlot] = []
+            var columns: [IndexColumn] = []
             for keyPath in keyPaths {
+                if keyPath == rowKeyPath {
+                    columns.append(.rowKey)
+                    continue
+                }
                 guard let slot = slotIndexByKeyPath[keyPath].map({ slots[$0] }) else {
                     errors.append(SwiftDataError(
                         .unsupportedKeyPath,
@@ -227,13 +238,13 @@ final class EntityLayout: @unchecked Sendable {
                             + "(a transient attribute has no column): index stored attributes and to-one relationships only",
                         entity: entityName, property: slot.name))
                 } else {
-                    columns.append(slot)
+                    columns.append(IndexColumn(slot))
                 }
             }
             guard !columns.isEmpty, columns.count == keyPaths.count else { continue }
             let name = indexName(entity: entityName, columns: columns)
             if let existing = columnsByIndexName[name] {
-                if existing != columns.map(\.index) {
+                if existing != columns.map(\.columnName) {
                     errors.append(SwiftDataError(
                         .unsupportedKeyPath,
                         "two indexes of \(entityName) would both be named \(name), because their property names "
@@ -242,7 +253,7 @@ final class EntityLayout: @unchecked Sendable {
                 }
                 continue
             }
-            columnsByIndexName[name] = columns.map(\.index)
+            columnsByIndexName[name] = columns.map(\.columnName)
             indexes.append(columns)
         }
         return indexes
@@ -396,4 +407,24 @@ extension Array: _ModelArray {
         value = asOptional ? Optional(array) as Any : array
         return true
     }
+}
+
+/// One column of an index `#Index` declares: a property's column, or the row's key.
+struct IndexColumn: Equatable {
+    /// The column's name in the table.
+    let columnName: String
+    /// The property's name, as `Schema.Entity.indices` reports it and the index's name spells it.
+    let propertyName: String
+
+    init(_ slot: PropertySlot) {
+        columnName = slot.name
+        propertyName = slot.name
+    }
+
+    private init(columnName: String, propertyName: String) {
+        self.columnName = columnName
+        self.propertyName = propertyName
+    }
+
+    static let rowKey = IndexColumn(columnName: "_pk", propertyName: "persistentModelID")
 }

@@ -51,7 +51,7 @@ extension Schema {
 
         /// The indexes `#Index` declares, each the names of its properties in order, as in SwiftData.
         public var indices: [[String]] {
-            layout.indexes.map { $0.map(\.name) }
+            layout.indexes.map { $0.map(\.propertyName) }
         }
 
         public var description: String { SchemaDescription.describe(self) }

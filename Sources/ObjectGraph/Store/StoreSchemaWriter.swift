@@ -82,7 +82,7 @@ struct StoreSchemaWriter {
         var declared = Set<String>()
         for columns in layout.indexes {
             let name = EntityLayout.indexName(entity: layout.name, columns: columns)
-            let columnNames = columns.map(\.name)
+            let columnNames = columns.map(\.columnName)
             declared.insert(name)
             if let found = existingColumns[name] {
                 if found == columnNames { continue }

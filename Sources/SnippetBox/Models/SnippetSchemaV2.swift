@@ -23,11 +23,14 @@ public enum SnippetSchemaV2: VersionedSchema {
         // the update date are then put in key order by a sort of each tie, not of the whole match. The
         // favourite index stays narrow: one snippet in ten is a favourite, so it never narrows a
         // combination most, and SQLite took the update-date index over a wide one for favourites alone.
+        // The last index starts with the row's key: a search's count, facets and ranking join every hit
+        // to its snippet by key for these columns, and read this narrow copy instead of the wide rows.
         #Index<Snippet>(
             [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt, \.updatedAt], [\.deletedAt, \.title],
             [\.deletedAt, \.language, \.updatedAt, \.folder, \.isFavorite, \.createdAt],
             [\.deletedAt, \.folder, \.updatedAt, \.language, \.isFavorite, \.createdAt],
-            [\.deletedAt, \.isFavorite, \.updatedAt])
+            [\.deletedAt, \.isFavorite, \.updatedAt],
+            [\.persistentModelID, \.deletedAt, \.folder, \.language, \.isFavorite])
 
         /// Names the snippet in URLs. Set in `init`, not as the property's initial value: Swift
         /// evaluates initial values in every initializer, `init(backingData:)` too, so each fetched
