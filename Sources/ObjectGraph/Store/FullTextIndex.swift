@@ -65,15 +65,12 @@ struct FullTextIndex {
 /// The rows of one save whose full-text entries are out of the index until the save ends, by
 /// entity: removed before their rows changed (or new), added back in one statement per entity.
 struct PendingFullTextEntries {
-    private(set) var keysByEntity: [String: [Int64]] = [:]
-    private var pending: [String: Set<Int64>] = [:]
+    private(set) var keysByEntity: [String: Set<Int64>] = [:]
 
-    func contains(_ key: Int64, of entity: String) -> Bool { pending[entity]?.contains(key) == true }
+    func contains(_ key: Int64, of entity: String) -> Bool { keysByEntity[entity]?.contains(key) == true }
 
     mutating func insert(_ keys: [Int64], of entity: String) {
-        for key in keys where pending[entity, default: []].insert(key).inserted {
-            keysByEntity[entity, default: []].append(key)
-        }
+        keysByEntity[entity, default: []].formUnion(keys)
     }
 }
 

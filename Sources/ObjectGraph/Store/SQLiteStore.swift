@@ -451,26 +451,21 @@ final class SQLiteStore: @unchecked Sendable {
                     for key in keys { try deleteRow(of: batch.layout, key: key, in: db) }
                     result.batchDeletedKeys[batch.layout.name, default: []].formUnion(keys)
                 }
-                // Full-text entries leave in one statement per entity, while their rows still hold the text.
-                var deletedKeys: [String: [Int64]] = [:]
-                for storage in request.deletes {
-                    if let key = storage.primaryKey { deletedKeys[storage.layout.name, default: []].append(key) }
+                /// The keys of saved rows, by entity: a full-text statement takes all of an entity's at once.
+                func keysByEntity(_ storages: some Sequence<ModelStorage>) -> [String: [Int64]] {
+                    var keys: [String: [Int64]] = [:]
+                    for storage in storages {
+                        if let key = storage.primaryKey { keys[storage.layout.name, default: []].append(key) }
+                    }
+                    return keys
                 }
-                for (entity, keys) in deletedKeys { try fullTextIndexes[entity]?.remove(keys: keys, in: db) }
+                // Full-text entries leave while their rows still hold the text.
+                for (entity, keys) in keysByEntity(request.deletes) { try fullTextIndexes[entity]?.remove(keys: keys, in: db) }
                 for storage in request.deletes {
                     guard let key = storage.primaryKey else { continue }
                     try deleteRow(of: storage.layout, key: key, in: db)
                 }
-                var reindexedKeys: [String: [Int64]] = [:]
-                for update in request.updates {
-                    guard let key = update.storage.primaryKey, fullTextIndexes[update.storage.layout.name] != nil,
-                          update.changedSlots.contains(where: {
-                              update.storage.layout.slots[$0].attribute?.options.contains(.spotlight) == true
-                          })
-                    else { continue }
-                    reindexedKeys[update.storage.layout.name, default: []].append(key)
-                }
-                for (entity, keys) in reindexedKeys {
+                for (entity, keys) in keysByEntity(request.updates.filter(rewritesFullTextEntry).map(\.storage)) {
                     try fullTextIndexes[entity]?.remove(keys: keys, in: db)
                     outOfFullTextIndex.insert(keys, of: entity)
                 }
@@ -519,7 +514,7 @@ final class SQLiteStore: @unchecked Sendable {
                         let key = db.lastInsertedRowID
                         result.insertOutcomes.append(.inserted(key))
                         assignedKeys[ObjectIdentifier(insert.storage)] = key
-                        outOfFullTextIndex.insert([key], of: layout.name)
+                        if fullTextIndexes[layout.name] != nil { outOfFullTextIndex.insert([key], of: layout.name) }
                     }
                 }
                 for reference in laterReferences {
@@ -532,12 +527,13 @@ final class SQLiteStore: @unchecked Sendable {
                 // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
                 // New owners have no rows yet: theirs are inserted together, one statement per join table.
                 var newOwnersRows: [String: (table: RelationshipMapping.JoinTable, rows: [JoinRow])] = [:]
-                for write in request.joinWrites where write.table.isWriter {
-                    guard let ownerKey = key(of: write.owner) else { continue }
+                func apply(_ write: SaveRequest.JoinWrite) throws {
+                    guard let ownerKey = key(of: write.owner) else { return }
                     switch write.change {
                     case .replace(let targets):
                         let targetKeys = targets.compactMap { key(of: $0) }
-                        if write.owner.primaryKey == nil && !tookOverRows.contains(ObjectIdentifier(write.owner)) {
+                        if write.table.isWriter && write.owner.primaryKey == nil
+                            && !tookOverRows.contains(ObjectIdentifier(write.owner)) {
                             newOwnersRows[write.table.name, default: (write.table, [])].rows += targetKeys.enumerated().map {
                                 JoinRow(source: ownerKey, destination: $0.element, position: $0.offset)
                             }
@@ -550,21 +546,11 @@ final class SQLiteStore: @unchecked Sendable {
                                            removed: removed.compactMap { key(of: $0) }, in: db)
                     }
                 }
+                for write in request.joinWrites where write.table.isWriter { try apply(write) }
                 for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
-                for write in request.joinWrites where !write.table.isWriter {
-                    guard let ownerKey = key(of: write.owner) else { continue }
-                    switch write.change {
-                    case .replace(let targets):
-                        let targetKeys = targets.compactMap { key(of: $0) }
-                        try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
-                        result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
-                    case .adjust(let added, let removed):
-                        try adjustJoinRows(write.table, ownerKey: ownerKey, added: added.compactMap { key(of: $0) },
-                                           removed: removed.compactMap { key(of: $0) }, in: db)
-                    }
-                }
+                for write in request.joinWrites where !write.table.isWriter { try apply(write) }
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
-                for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: keys, in: db) }
+                for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
             }
         } catch {
@@ -607,12 +593,20 @@ final class SQLiteStore: @unchecked Sendable {
             let layout = update.storage.layout
             let slots = update.changedSlots.map { layout.slots[$0] }
             change.columnsUpdated(slots.map(\.name) + ["_version"], in: layout.name)
-            if let index = fullTextIndexes[layout.name], slots.contains(where: { $0.attribute?.options.contains(.spotlight) == true }) {
+            if rewritesFullTextEntry(update), let index = fullTextIndexes[layout.name] {
                 change.rowsChanged(in: index.tableName)
             }
         }
         for write in request.joinWrites { change.rowsChanged(in: write.table.name) }
         return change
+    }
+
+    /// Whether an update changes text the entity's full-text index holds, so that the row's entry
+    /// must be written again.
+    private func rewritesFullTextEntry(_ update: SaveRequest.Update) -> Bool {
+        let layout = update.storage.layout
+        return fullTextIndexes[layout.name] != nil
+            && update.changedSlots.contains { layout.slots[$0].attribute?.options.contains(.spotlight) == true }
     }
 
     /// One row of a join table, as the writer side sees it.
