@@ -117,24 +117,39 @@ struct ListPageBenchmark {
 
             // ObjectGraph keeps counts until the store changes what they read, so the loop above mostly
             // reads them from memory. Here every request follows a write. First the writes a user makes
-            // in the app, through its own container: a favourite toggled, then a snippet's title and
-            // code edited (which rewrites its full-text entry), in turn.
+            // in the app, through its own container, in turn: a favourite toggled; a snippet's title and
+            // code edited (which rewrites its full-text entry); a tag added or taken off (which changes
+            // the counts per tag and the snippet's search keywords); the snippet moved to the trash or
+            // back (which changes every count).
             guard let admin = app.accounts.account(username: "admin") else { throw BenchmarkError("no admin account") }
             let library = try app.libraries.store(for: admin)
             var writes = 0
             try await measureAfterWrites("after a save in the app", client: client, cookie: cookie) {
                 writes += 1
-                let editsText = writes % 2 == 0
+                let kind = writes % 4
                 try await library.write { context in
                     var firstPage = FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.updatedAt, order: .reverse)])
                     firstPage.fetchLimit = 1
                     guard let snippet = try context.fetch(firstPage).first else { throw BenchmarkError("the store has no snippet") }
-                    if editsText {
+                    switch kind {
+                    case 0:
+                        snippet.isFavorite.toggle()
+                    case 1:
                         snippet.title += "!"
                         snippet.code += "\n// edited"
                         snippet.updatedAt = .now
-                    } else {
-                        snippet.isFavorite.toggle()
+                    case 2:
+                        var byName = FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])
+                        byName.fetchLimit = 1
+                        guard let tag = try context.fetch(byName).first else { throw BenchmarkError("the store has no tag") }
+                        if let position = snippet.tags.firstIndex(where: { $0 === tag }) {
+                            snippet.tags.remove(at: position)
+                        } else {
+                            snippet.tags.append(tag)
+                        }
+                        snippet.refreshSearchKeywords()
+                    default:
+                        snippet.deletedAt = snippet.deletedAt == nil ? .now : nil
                     }
                 }
             }

@@ -69,7 +69,12 @@ extension ModelContext {
         let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
 
         let countSQL = "SELECT COUNT(*) \(from)"
-        let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments) {
+        // The same count over a save's rows, each matched by rowid (see `CountUpkeep`).
+        let restrictedCountSQL = "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) "
+            + "WHERE EXISTS (SELECT 1 FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = \(alias).\"_pk\")"
+            + (condition.map { " AND \($0.sql)" } ?? "")
+        let upkeep = CountUpkeep.total(entity: layout.name, restrictedSQL: restrictedCountSQL, arguments: arguments)
+        let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments, upkeep: upkeep) {
             try store.writer.read { db in
                 try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }

@@ -17,6 +17,12 @@ struct StoreChange {
     }
 }
 
+/// A cached result's query: its SQL and its arguments.
+struct AggregateCacheKey: Hashable {
+    let sql: String
+    let arguments: [DatabaseValue]
+}
+
 /// Results of count queries, kept until the store changes what they read.
 ///
 /// A list page asks for the same counts on every visit (per folder, per tag, per language, the
@@ -26,21 +32,27 @@ struct StoreChange {
 /// A save through this store reports what it wrote (`storeDidChange(_:)`), and only the results whose
 /// SQL names a written table (and, for rows updated in place, one of the updated columns) are dropped:
 /// toggling a favourite leaves the counts per tag, which take 0.15 s to recompute at 100,000 snippets,
-/// as they were. A write by another process (say, a command-line import while the server runs) or
-/// another container cannot say what it wrote, so it drops everything. It is noticed by the store
+/// as they were. A count that a save's rows do change is brought up to date by the save itself when it
+/// can be (see `CountUpkeep`): moving a snippet to the trash costs two lookups per count, not a
+/// recount. A ranking is always dropped: bm25 weighs every hit by the whole index.
+///
+/// A write by another process (say, a command-line import while the server runs) or another
+/// container cannot say what it wrote, so it drops everything. It is noticed by the store
 /// file's write-ahead log changing size or time, confirmed by the writer connection's
 /// `PRAGMA data_version`, which changes for every commit but that connection's own: a save here
 /// changes the log too, and must not count as a stranger's.
 final class AggregateCache: @unchecked Sendable {
-    private struct Key: Hashable {
-        let sql: String
-        let arguments: [DatabaseValue]
-    }
+    typealias Key = AggregateCacheKey
 
     private struct Entry {
         let value: Any
         /// Every identifier the SQL names (tables and columns alike): what a write must touch to drop it.
         let reads: Set<String>
+        /// Tells this result from one computed again under the same key while a save was running.
+        let serial: UInt64
+        /// How a save that changed a few of the counted rows brings the result up to date; nil for a
+        /// result that must be computed again (a ranking).
+        let upkeep: CountUpkeep?
     }
 
     /// What the store's files looked like when the cached results were last checked.
@@ -53,6 +65,7 @@ final class AggregateCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
     private var generation: UInt64 = 0
+    private var nextSerial: UInt64 = 0
     private var stamp = FileStamp()
     private var writerDataVersion: Int?
     private let storePath: String?
@@ -68,19 +81,87 @@ final class AggregateCache: @unchecked Sendable {
     }
 
     /// The cached result of a query, or `compute()`'s, which is kept unless the store changed meanwhile.
-    func value<Result>(sql: String, arguments: [DatabaseValue], compute: () throws -> Result) throws -> Result {
+    /// With `upkeep`, a save that changes a few of the counted rows brings the result up to date
+    /// instead of dropping it.
+    func value<Result>(
+        sql: String, arguments: [DatabaseValue], upkeep: CountUpkeep? = nil, compute: () throws -> Result
+    ) throws -> Result {
         let key = Key(sql: sql, arguments: arguments)
         forgetForeignWrites()
         let (cached, startGeneration): (Entry?, UInt64) = lock.withLock { (entries[key], generation) }
         if let cached = cached?.value as? Result { return cached }
         let result = try compute()
+        // The upkeep restricts the counted table, which the SQL must name once only: a condition that
+        // reads other rows of it (a relationship to its own entity) would let a change to one row
+        // change another's count.
+        let keptUpkeep = upkeep.flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count == 2 ? $0 : nil }
         lock.withLock {
             // A write that committed while this was computed may not be in `result`: don't keep it.
             guard generation == startGeneration else { return }
             if entries.count >= capacity { entries.removeAll() }
-            entries[key] = Entry(value: result, reads: Self.identifiers(in: sql))
+            nextSerial &+= 1
+            entries[key] = Entry(value: result, reads: Self.identifiers(in: sql), serial: nextSerial, upkeep: keptUpkeep)
         }
         return result
+    }
+
+    /// Drops the results that read what a save of this store wrote, except those `upkeep` brought up
+    /// to date, which take their new values.
+    func storeDidChange(_ change: StoreChange, upkeep: SaveUpkeep? = nil) {
+        lock.withLock {
+            var kept: [Key: Entry] = [:]
+            for (key, entry) in entries {
+                guard Self.change(change, affects: entry.reads) else {
+                    kept[key] = entry
+                    continue
+                }
+                // Only the very result the save started from: one stored meanwhile missed the save's rows.
+                guard let updated = upkeep?.updatedValues[key], updated.serial == entry.serial else { continue }
+                nextSerial &+= 1
+                kept[key] = Entry(value: updated.value, reads: entry.reads, serial: nextSerial, upkeep: entry.upkeep)
+            }
+            entries = kept
+            generation &+= 1
+        }
+    }
+
+    static func change(_ change: StoreChange, affects reads: Set<String>) -> Bool {
+        !tables(of: change, affecting: reads).isEmpty
+    }
+
+    /// The tables whose changes in `change` may alter a result that reads `reads`.
+    static func tables(of change: StoreChange, affecting reads: Set<String>) -> Set<String> {
+        var tables = change.tablesWithRowsChanged.intersection(reads)
+        for (table, columns) in change.updatedColumns where reads.contains(table) && !columns.isDisjoint(with: reads) {
+            tables.insert(table)
+        }
+        return tables
+    }
+
+    // MARK: Upkeep of counts through a save
+
+    /// Starts a save's upkeep, in its transaction before it writes anything: counts only the rows
+    /// the save will change, for each cached result that it can bring up to date. `changedRows` says,
+    /// for each entity, which of its rows the save changes and which tables it changes only in ways
+    /// those rows account for.
+    func beginUpkeep(of change: StoreChange, changedRows: [String: ChangedRows], in db: Database) throws -> SaveUpkeep {
+        // A stranger's commit since the last look may leave a result behind the rows counted here;
+        // the next look drops them all anyway, as the writer's data version it saw is still older.
+        let candidates: [(Key, Entry, ChangedRows)] = lock.withLock {
+            entries.compactMap { key, entry in
+                guard let upkeep = entry.upkeep, let rows = changedRows[upkeep.entity], rows.canKeepCounts else { return nil }
+                let affecting = Self.tables(of: change, affecting: entry.reads)
+                guard !affecting.isEmpty, affecting.isSubset(of: rows.accountedTables) else { return nil }
+                return (key, entry, rows)
+            }
+        }
+        var pending: [SaveUpkeep.Pending] = []
+        for (key, entry, rows) in candidates {
+            guard let upkeep = entry.upkeep else { continue }
+            let before = try upkeep.count(Array(rows.keys), db)
+            pending.append(SaveUpkeep.Pending(key: key, serial: entry.serial, old: entry.value, upkeep: upkeep, before: before))
+        }
+        return SaveUpkeep(pending: pending)
     }
 
     /// Drops every result (the store was emptied, or what changed is not known).
@@ -88,21 +169,6 @@ final class AggregateCache: @unchecked Sendable {
         lock.withLock {
             entries.removeAll()
             generation &+= 1
-        }
-    }
-
-    /// Drops the results that read what a save of this store wrote.
-    func storeDidChange(_ change: StoreChange) {
-        lock.withLock {
-            entries = entries.filter { !Self.change(change, affects: $0.value.reads) }
-            generation &+= 1
-        }
-    }
-
-    static func change(_ change: StoreChange, affects reads: Set<String>) -> Bool {
-        if !change.tablesWithRowsChanged.isDisjoint(with: reads) { return true }
-        return change.updatedColumns.contains { table, columns in
-            reads.contains(table) && !columns.isDisjoint(with: reads)
         }
     }
 

@@ -208,7 +208,11 @@ final class SQLiteStore: @unchecked Sendable {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
         let arguments = condition?.arguments ?? []
-        return try aggregateCache.value(sql: sql, arguments: arguments) {
+        let upkeep = CountUpkeep.total(
+            entity: layout.name,
+            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name))" + (condition.map { " WHERE \($0.sql)" } ?? ""),
+            arguments: arguments)
+        return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep) {
             try writer.read { db in
                 try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
@@ -428,8 +432,12 @@ final class SQLiteStore: @unchecked Sendable {
                 droppedFiles.append(contentsOf: storage.committedExternalFiles.values)
             }
 
-            defer { aggregateCache.storeDidChange(change(made: request)) }
-            try writer.write { db in
+            let storeChange = change(made: request)
+            var changedRows = changedRows(by: request)
+            var countUpkeep: SaveUpkeep?
+            defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
+            let upkeep = try writer.write { db -> SaveUpkeep in
+                var upkeep = try aggregateCache.beginUpkeep(of: storeChange, changedRows: changedRows, in: db)
                 var assignedKeys: [ObjectIdentifier: Int64] = [:]
                 /// Inserts that took over a saved row (a unique attribute matched): their rows may have join rows.
                 var tookOverRows: Set<ObjectIdentifier> = []
@@ -552,7 +560,20 @@ final class SQLiteStore: @unchecked Sendable {
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
+                for outcome in result.insertOutcomes {
+                    // The row taken over was counted before under a key this save did not know then.
+                    guard case .tookOverRow = outcome else { continue }
+                    for entity in request.inserts.map(\.storage.layout.name) { changedRows[entity]?.canKeepCounts = false }
+                }
+                for insert in request.inserts {
+                    if let key = assignedKeys[ObjectIdentifier(insert.storage)] {
+                        changedRows[insert.storage.layout.name]?.keys.insert(key)
+                    }
+                }
+                try upkeep.finish(changedRows: changedRows, in: db)
+                return upkeep
             }
+            countUpkeep = upkeep
         } catch {
             for name in writtenFiles { externalStorage?.remove(name) }
             throw StoreErrorMapper.map(error, schema: schema)
@@ -599,6 +620,45 @@ final class SQLiteStore: @unchecked Sendable {
         }
         for write in request.joinWrites { change.rowsChanged(in: write.table.name) }
         return change
+    }
+
+    /// The rows of each entity a save request changes, for the upkeep of cached counts (see
+    /// `CountUpkeep`): their keys, and the tables whose changes those rows account for. A join table
+    /// is accounted for when only this entity's rows write its rows (the writer side's owners) and no
+    /// row of the other side is deleted; a relationship of an entity to itself never is.
+    private func changedRows(by request: SaveRequest) -> [String: ChangedRows] {
+        var rows: [String: ChangedRows] = [:]
+        func note(_ storage: ModelStorage) {
+            var changed = rows[storage.layout.name] ?? ChangedRows()
+            if let key = storage.primaryKey { changed.keys.insert(key) }
+            rows[storage.layout.name] = changed
+        }
+        request.updates.forEach { note($0.storage) }
+        request.deletes.forEach(note)
+        request.inserts.forEach { note($0.storage) }
+        request.joinWrites.forEach { note($0.owner) }
+        for batch in request.batchDeletes { rows[batch.layout.name, default: ChangedRows()].canKeepCounts = false }
+        let deletedEntities = Set(request.deletes.map(\.layout.name) + request.batchDeletes.map(\.layout.name))
+        let insertsByEntity = Dictionary(grouping: request.inserts, by: \.storage.layout.name).mapValues(\.count)
+        for (entity, var changed) in rows {
+            changed.accountedTables.insert(entity)
+            if let index = fullTextIndexes[entity] { changed.accountedTables.insert(index.tableName) }
+            let joinTables = (joinTableColumnsByEntity[entity] ?? []).map(\.table)
+            for table in joinTables where joinTables.filter({ $0 == table }).count == 1 {
+                let writtenByOthers = request.joinWrites.contains {
+                    $0.table.name == table && $0.table.isWriter && $0.owner.layout.name != entity
+                }
+                let otherSideDeleted = deletedEntities.contains { other in
+                    other != entity && (joinTableColumnsByEntity[other] ?? []).contains { $0.table == table }
+                }
+                // (Today's contexts load the other side's models to apply delete rules and write both
+                // sides through the writer's owners, so this only guards writes a later path may add.)
+                if !writtenByOthers && !otherSideDeleted { changed.accountedTables.insert(table) }
+            }
+            if changed.keys.count + (insertsByEntity[entity] ?? 0) > ChangedRows.limit { changed.canKeepCounts = false }
+            rows[entity] = changed
+        }
+        return rows
     }
 
     /// Whether an update changes text the entity's full-text index holds, so that the row's entry

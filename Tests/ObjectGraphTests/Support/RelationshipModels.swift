@@ -222,3 +222,12 @@ final class HandWrittenRight: PersistentModel {
         self.definition = definition
     }
 }
+
+/// An entity related to itself: a condition on an item's parent reads other rows of its own table.
+@Model final class OutlineItem {
+    var title: String
+    var parent: OutlineItem?
+    @Relationship(inverse: \OutlineItem.parent) var children: [OutlineItem] = []
+
+    init(title: String) { self.title = title }
+}

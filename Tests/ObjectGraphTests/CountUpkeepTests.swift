@@ -1,0 +1,261 @@
+import Foundation
+import GRDB
+@testable import ObjectGraph
+import XCTest
+
+/// A save brings the cached counts that its rows change up to date (old, less what the rows counted
+/// before, plus what they count after) instead of dropping them; counts it cannot account for row by
+/// row (another side's rows deleted, a batch delete, a stranger's write) are counted afresh.
+final class CountUpkeepTests: StoreTestCase {
+    func testASaveBringsTheCountsOfItsRowsUpToDateWithoutCountingAgain() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        let writer = ModelContext(container)
+        let work = SnippetFolder(name: "Work"), home = SnippetFolder(name: "Home")
+        let swift = SnippetTag(name: "swift"), sql = SnippetTag(name: "sql")
+        let a = SnippetItem(title: "a"), b = SnippetItem(title: "b"), c = SnippetItem(title: "c")
+        a.folder = work
+        a.tags = [swift]
+        b.folder = work
+        b.tags = [swift, sql]
+        c.tags = [sql]
+        for snippet in [a, b, c] { writer.insert(snippet) }
+        try writer.save()
+
+        let reader = ModelContext(container)
+        // Home gets its key in the second save.
+        var names: [PersistentIdentifier: String] {
+            Dictionary(uniqueKeysWithValues: [work, home].map { ($0.persistentModelID, $0.name) } + [swift, sql].map { ($0.persistentModelID, $0.name) })
+        }
+        func named<Key>(_ counts: [Key: Int], _ name: (Key) -> String?) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: counts.map { (name($0.key) ?? "none", $0.value) })
+        }
+        let filed = #Predicate<SnippetItem> { $0.folder != nil }
+        let taggedSQL = #Predicate<SnippetItem> { $0.tags.contains { $0.name == "sql" } }
+        func counts() throws -> [String: [String: Int]] {
+            [
+                "per folder": named(try reader.counts(of: \SnippetItem.folder)) { $0.flatMap { names[$0] } },
+                "per tag, filed": named(try reader.counts(ofEach: \SnippetItem.tags, where: filed)) { names[$0] },
+                "tagged sql": ["count": try reader.fetchCount(FetchDescriptor(predicate: taggedSQL))],
+                "titles tagged sql": try reader.counts(of: \SnippetItem.title, where: taggedSQL),
+            ]
+        }
+        XCTAssertEqual(try counts(), [
+            "per folder": ["Work": 2, "none": 1], "per tag, filed": ["swift": 2, "sql": 1],
+            "tagged sql": ["count": 2], "titles tagged sql": ["b": 1, "c": 1],
+        ])
+
+        // One snippet moves to another folder and changes its tags; one is inserted; one is deleted.
+        a.folder = home
+        a.tags = [sql]
+        let d = SnippetItem(title: "d")
+        d.tags = [swift]
+        d.folder = home
+        writer.insert(d)
+        writer.delete(c)
+        try writer.save()
+
+        let queries = try selects(in: container) {
+            XCTAssertEqual(try counts(), [
+                "per folder": ["Work": 1, "Home": 2], "per tag, filed": ["swift": 2, "sql": 2],
+                "tagged sql": ["count": 2], "titles tagged sql": ["a": 1, "b": 1],
+            ])
+        }
+        XCTAssertEqual(queries.filter { $0.contains("COUNT(") }, [])
+    }
+
+    /// Random saves of every kind, each followed by every cached count compared with the same count
+    /// made by hand from the models.
+    func testCountsStayRightThroughRandomSaves() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        var random = SeededGenerator(seed: 20261123)
+        let setUp = ModelContext(container)
+        for name in ["Work", "Home", "Old"] { setUp.insert(SnippetFolder(name: name)) }
+        for name in ["t0", "t1", "t2", "t3"] { setUp.insert(SnippetTag(name: name)) }
+        try setUp.save()
+        let outside = try DatabaseQueue(path: storeURL.path)
+
+        let reader = ModelContext(container)
+        var nextTitle = 0
+        for step in 0..<160 {
+            // One to three changes of any kind in each save, so that changes mix as they do in an app.
+            let writer = ModelContext(container)
+            var snippets = try writer.fetch(FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.title)]))
+            var folders = try writer.fetch(FetchDescriptor<SnippetFolder>(sortBy: [SortDescriptor(\.name)]))
+            var tags = try writer.fetch(FetchDescriptor<SnippetTag>(sortBy: [SortDescriptor(\.name)]))
+            var wroteOutside = false
+            for _ in 0..<(1 + random.next(below: 3)) {
+                let snippet = snippets.isEmpty ? nil : snippets[random.next(below: snippets.count)]
+                switch random.next(below: 12) {
+                case 0, 1, 2:
+                    for _ in 0..<(1 + random.next(below: 3)) {
+                        nextTitle += 1
+                        let new = SnippetItem(title: "s\(nextTitle % 7)")
+                        writer.insert(new)
+                        new.folder = folders.isEmpty || random.next(below: 4) == 0 ? nil : folders[random.next(below: folders.count)]
+                        new.tags = tags.filter { _ in random.next(below: 2) == 0 }
+                        snippets.append(new)
+                    }
+                case 3:
+                    snippet?.title = "s\(random.next(below: 7))"
+                case 4:
+                    snippet?.folder = folders.isEmpty || random.next(below: 3) == 0 ? nil : folders[random.next(below: folders.count)]
+                case 5:
+                    snippet?.tags = tags.filter { _ in random.next(below: 2) == 0 }
+                case 6:
+                    if let snippet {
+                        writer.delete(snippet)
+                        snippets.removeAll { $0 === snippet }
+                    }
+                case 7:
+                    // The other side of the many-to-many writes the join rows.
+                    if let snippet, let tag = tags.randomElement(using: &random) { tag.snippets.append(snippet) }
+                case 8:
+                    // A tag deleted takes its join rows; a folder deleted takes its snippets (cascade).
+                    if random.next(below: 2) == 0, let tag = tags.randomElement(using: &random) {
+                        writer.delete(tag)
+                        tags.removeAll { $0 === tag }
+                    } else if let folder = folders.randomElement(using: &random), random.next(below: 3) == 0 {
+                        writer.delete(folder)
+                        folders.removeAll { $0 === folder }
+                        snippets.removeAll { $0.folder === folder }
+                    }
+                case 9:
+                    // Rows deleted by a condition, and with a tag its join rows, which no saved model lists.
+                    if random.next(below: 2) == 0 {
+                        try writer.delete(model: SnippetItem.self, where: #Predicate { $0.title == "s3" })
+                        snippets.removeAll { $0.title == "s3" }
+                    } else {
+                        try writer.delete(model: SnippetTag.self, where: #Predicate { $0.name == "t2" })
+                        tags.removeAll { $0.name == "t2" }
+                    }
+                case 10:
+                    // An insert with a saved tag's name takes over that row; or a new tag.
+                    writer.insert(SnippetTag(name: "t\(random.next(below: 5))"))
+                default:
+                    wroteOutside = true
+                }
+            }
+            if wroteOutside {
+                // Another connection, as another process would write, between the reader's counts and this save.
+                try outside.write { db in
+                    try db.execute(sql: "UPDATE \"SnippetItem\" SET \"title\" = 's1' WHERE \"_pk\" = (SELECT MIN(\"_pk\") FROM \"SnippetItem\")")
+                }
+            }
+            try writer.save()
+            try assertCountsMatchTheModels(reader: reader, container: container, step: step)
+        }
+    }
+
+    func testSearchCountsStayRightThroughRandomSaves() throws {
+        let container = try makeContainer(Article.self)
+        var random = SeededGenerator(seed: 7)
+        let words = ["apple", "pear", "plum", "fig"]
+        func text() -> String { (0..<3).map { _ in words[random.next(below: words.count)] }.joined(separator: " ") }
+        let reader = ModelContext(container)
+        for step in 0..<120 {
+            let writer = ModelContext(container)
+            let articles = try writer.fetch(FetchDescriptor<Article>())
+            let article = articles.isEmpty ? nil : articles[random.next(below: articles.count)]
+            switch random.next(below: 5) {
+            case 0, 1:
+                writer.insert(Article(title: "note", body: text(), category: ["a", "b"][random.next(below: 2)]))
+            case 2:
+                article?.body = text()
+            case 3:
+                article?.category = ["a", "b", "c"][random.next(below: 3)]
+            default:
+                if let article { writer.delete(article) }
+            }
+            try writer.save()
+
+            let saved = try ModelContext(container).fetch(FetchDescriptor<Article>())
+            for word in words {
+                let hits = saved.filter { $0.body.split(separator: " ").contains(Substring(word)) }
+                XCTAssertEqual(try reader.search(Article.self, for: word).totalCount, hits.count, "step \(step), \(word)")
+                XCTAssertEqual(
+                    try reader.counts(of: \Article.category, matching: word),
+                    Dictionary(grouping: hits, by: \.category).mapValues(\.count), "step \(step), \(word)")
+                XCTAssertEqual(
+                    try reader.search(Article.self, for: word, where: #Predicate { $0.category == "a" }).totalCount,
+                    hits.filter { $0.category == "a" }.count, "step \(step), \(word)")
+            }
+        }
+    }
+
+    func testAnInsertThatTakesOverASavedRowHasItsCountsMadeAgain() throws {
+        let container = try makeContainer(GlossaryEntry.self)
+        let first = ModelContext(container)
+        first.insert(GlossaryEntry(term: "pie", definition: "apple pie"))
+        try first.save()
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.search(GlossaryEntry.self, for: "apple").totalCount, 1)
+        XCTAssertEqual(try reader.counts(of: \GlossaryEntry.term, matching: "apple"), ["pie": 1])
+
+        // The same term again: the insert updates the saved row, whose key the save learns only as it writes.
+        let second = ModelContext(container)
+        second.insert(GlossaryEntry(term: "pie", definition: "apple and pear pie"))
+        second.insert(GlossaryEntry(term: "tart", definition: "apple tart"))
+        try second.save()
+        XCTAssertEqual(try reader.search(GlossaryEntry.self, for: "apple").totalCount, 2)
+        XCTAssertEqual(try reader.counts(of: \GlossaryEntry.term, matching: "apple"), ["pie": 1, "tart": 1])
+        XCTAssertEqual(try reader.search(GlossaryEntry.self, for: "pear").totalCount, 1)
+    }
+
+    func testACountThatReadsOtherRowsOfItsOwnEntityIsMadeAgain() throws {
+        let container = try makeContainer(OutlineItem.self)
+        let writer = ModelContext(container)
+        let draft = OutlineItem(title: "draft")
+        for title in ["a", "b"] {
+            let item = OutlineItem(title: title)
+            item.parent = draft
+            writer.insert(item)
+        }
+        try writer.save()
+        let reader = ModelContext(container)
+        let underDraft = FetchDescriptor<OutlineItem>(predicate: #Predicate { $0.parent?.title == "draft" })
+        XCTAssertEqual(try reader.fetchCount(underDraft), 2)
+
+        // Only the parent's row changes, but the count of its children's rows does.
+        draft.title = "final"
+        try writer.save()
+        XCTAssertEqual(try reader.fetchCount(underDraft), 0)
+    }
+
+    /// The reader's counts (cached from earlier steps, and brought up to date or dropped by each save)
+    /// against the same counts made from the models a fresh context reads.
+    private func assertCountsMatchTheModels(reader: ModelContext, container: ModelContainer, step: Int) throws {
+        let snippets = try ModelContext(container).fetch(FetchDescriptor<SnippetItem>())
+        let message = "after step \(step)"
+        var perFolder: [PersistentIdentifier?: Int] = [:]
+        var perTag: [PersistentIdentifier: Int] = [:]
+        var perTagFiled: [PersistentIdentifier: Int] = [:]
+        var titlesInFolders: [String: Int] = [:]
+        var taggedT1 = 0
+        for snippet in snippets {
+            perFolder[snippet.folder?.persistentModelID, default: 0] += 1
+            for tag in snippet.tags {
+                perTag[tag.persistentModelID, default: 0] += 1
+                if snippet.folder != nil { perTagFiled[tag.persistentModelID, default: 0] += 1 }
+            }
+            if snippet.folder != nil { titlesInFolders[snippet.title, default: 0] += 1 }
+            if snippet.tags.contains(where: { $0.name == "t1" }) { taggedT1 += 1 }
+        }
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder), perFolder, message)
+        XCTAssertEqual(try reader.counts(ofEach: \SnippetItem.tags), perTag, message)
+        XCTAssertEqual(try reader.counts(ofEach: \SnippetItem.tags, where: #Predicate { $0.folder != nil }), perTagFiled, message)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title, where: #Predicate { $0.folder != nil }), titlesInFolders, message)
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetItem>()), snippets.count, message)
+        XCTAssertEqual(
+            try reader.fetchCount(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.tags.contains { $0.name == "t1" } })),
+            taggedT1, message)
+        XCTAssertEqual(
+            try reader.fetchCount(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.folder?.name == "Work" })),
+            snippets.filter { $0.folder?.name == "Work" }.count, message)
+    }
+}
+
+extension SeededGenerator {
+    mutating func next(below bound: Int) -> Int {
+        Int(next() % UInt64(bound))
+    }
+}
