@@ -367,13 +367,48 @@ final class PredicateTranslation {
 
     func existsQuery(of reference: ToManyReference, condition test: (PredicateExpressions.VariableID, Any)?) throws -> SQLFragment {
         let alias = newAlias()
-        var rows = try relatedRows(of: reference, alias: alias)
-        if let (variable, expression) = test {
-            bind(variable, to: .entity(EntityReference(root: reference.mapping.destination, alias: alias)))
-            let condition = try condition(expression)
-            rows = SQLFragment(rows.sql + " AND \(condition.sql)", rows.arguments + condition.arguments)
+        guard let (variable, expression) = test else {
+            let rows = try relatedRows(of: reference, alias: alias)
+            return SQLFragment("EXISTS (SELECT 1 \(rows.sql))", rows.arguments)
         }
-        return SQLFragment("EXISTS (SELECT 1 \(rows.sql))", rows.arguments)
+        let destination = reference.mapping.destination
+        bind(variable, to: .entity(EntityReference(root: destination, alias: alias)))
+        let condition = try condition(expression)
+        if case .joinTable(let table) = reference.mapping.storage, reference.filters.isEmpty,
+           Self.picksOneRow(condition, alias: alias, of: destination) {
+            // `tags.contains { $0.uuid == id }`: the related row is found once for the statement, and
+            // each owner needs one lookup in the join table's key. Joining looked the tag up again for
+            // every snippet a filtered list walked: two lookups a row, twice for two tags.
+            let join = newAlias().quotedIdentifier
+            let quoted = alias.quotedIdentifier
+            return SQLFragment(
+                "EXISTS (SELECT 1 FROM \(table.name.quotedIdentifier) AS \(join) "
+                    + "WHERE \(join).\(table.ownColumn.quotedIdentifier) = \(reference.ownerKey.sql) "
+                    + "AND \(join).\(table.otherColumn.quotedIdentifier) IN "
+                    + "(SELECT \(quoted).\"_pk\" FROM \(destination.name.quotedIdentifier) AS \(quoted) WHERE \(condition.sql)))",
+                reference.ownerKey.arguments + condition.arguments)
+        }
+        let rows = try relatedRows(of: reference, alias: alias)
+        return SQLFragment("EXISTS (SELECT 1 \(rows.sql) AND \(condition.sql))", rows.arguments + condition.arguments)
+    }
+
+    /// Whether a condition on `alias` is one value against a unique attribute or the key, as
+    /// `equality` writes it, so that at most one row of `layout` passes and no other alias is read.
+    /// (Only then is the row worth finding once: a broad condition on a large table would make a long
+    /// list for every statement.)
+    static func picksOneRow(_ condition: SQLFragment, alias: String, of layout: EntityLayout) -> Bool {
+        guard condition.arguments.count == 1, condition.sql.hasPrefix("("), condition.sql.hasSuffix(")") else { return false }
+        let inner = condition.sql.dropFirst().dropLast()
+        let prefix = "\(alias.quotedIdentifier)."
+        for op in [" = ", " IS "] {
+            let sides = inner.components(separatedBy: op)
+            guard sides.count == 2 else { continue }
+            guard let column = sides.first(where: { $0.hasPrefix(prefix) }), sides.contains("?") else { return false }
+            let name = String(column.dropFirst(prefix.count))
+            if name == "\"_pk\"" { return true }
+            return layout.slots.contains { $0.isUnique && $0.name.quotedIdentifier == name }
+        }
+        return false
     }
 
     func countQuery(of reference: ToManyReference) throws -> SQLFragment {

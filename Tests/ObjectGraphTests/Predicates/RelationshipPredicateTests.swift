@@ -54,9 +54,18 @@ final class RelationshipPredicateTests: PredicateTestCase {
     }
 
     func testToManyTests() throws {
+        // A unique name picks one tag: it is found once per statement, and each snippet's join rows by key.
         try assertPredicate(#Predicate<SnippetItem> { $0.tags.contains { $0.name == "sql" } },
-                            sql: #"EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" JOIN "SnippetTag" AS "t1" ON "t1"."_pk" = "t2"."destination" WHERE "t2"."source" = "t0"."_pk" AND ("t1"."name" = ?))"#,
+                            sql: #"EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" WHERE "t2"."source" = "t0"."_pk" AND "t2"."destination" IN (SELECT "t1"."_pk" FROM "SnippetTag" AS "t1" WHERE ("t1"."name" = ?)))"#,
                             selects: ["save", "query"], label: \.title)
+        let sqlTag = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetTag>()).first { $0.name == "sql" }).persistentModelID
+        try assertPredicate(#Predicate<SnippetItem> { $0.tags.contains { $0.persistentModelID == sqlTag } },
+                            sql: #"EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" WHERE "t2"."source" = "t0"."_pk" AND "t2"."destination" IN (SELECT "t1"."_pk" FROM "SnippetTag" AS "t1" WHERE ("t1"."_pk" IS ?)))"#,
+                            selects: ["save", "query"], label: \.title)
+        // A condition that may pass many tags is tested on each snippet's own.
+        try assertPredicate(#Predicate<SnippetItem> { $0.tags.contains { $0.name != "sql" } },
+                            sql: #"EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" JOIN "SnippetTag" AS "t1" ON "t1"."_pk" = "t2"."destination" WHERE "t2"."source" = "t0"."_pk" AND ("t1"."name" IS NOT ?))"#,
+                            selects: ["fetch", "save"], label: \.title)
         try assertPredicate(#Predicate<SnippetItem> { $0.tags.isEmpty },
                             sql: #"NOT EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" JOIN "SnippetTag" AS "t1" ON "t1"."_pk" = "t2"."destination" WHERE "t2"."source" = "t0"."_pk")"#,
                             selects: ["loose"], label: \.title)
@@ -76,7 +85,7 @@ final class RelationshipPredicateTests: PredicateTestCase {
                             sql: #"NOT EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" JOIN "SnippetItem" AS "t1" ON "t1"."_pk" = "t2"."source" WHERE "t2"."destination" = "t0"."_pk")"#,
                             selects: ["unused"], label: \.name)
         try assertPredicate(#Predicate<SnippetFolder> { $0.snippets.contains { $0.tags.contains { $0.name == "sql" } } },
-                            sql: #"EXISTS (SELECT 1 FROM "SnippetItem" AS "t1" WHERE "t1"."folder" = "t0"."_pk" AND EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t3" JOIN "SnippetTag" AS "t2" ON "t2"."_pk" = "t3"."destination" WHERE "t3"."source" = "t1"."_pk" AND ("t2"."name" = ?)))"#,
+                            sql: #"EXISTS (SELECT 1 FROM "SnippetItem" AS "t1" WHERE "t1"."folder" = "t0"."_pk" AND EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t3" WHERE "t3"."source" = "t1"."_pk" AND "t3"."destination" IN (SELECT "t2"."_pk" FROM "SnippetTag" AS "t2" WHERE ("t2"."name" = ?))))"#,
                             selects: ["Work", "Home"], label: \.name)
         try assertPredicate(#Predicate<SnippetFolder> { $0.snippets.count == 1 },
                             sql: #"((SELECT COUNT(*) FROM "SnippetItem" AS "t1" WHERE "t1"."folder" = "t0"."_pk") = ?)"#,
