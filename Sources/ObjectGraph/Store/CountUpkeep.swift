@@ -79,8 +79,10 @@ struct ChangedRows {
     /// saved row), or when there are too many rows for lookups to beat counting afresh.
     var canKeepCounts = true
 
-    /// Beyond this many rows, counting them twice costs about what counting everything does.
-    static let limit = 1_000
+    /// A user's save changes a few rows. A bulk save (an import, a folder deleted with its snippets)
+    /// would look each of its rows up twice for every cached count, where dropping the counts costs
+    /// only the few that are read again; past this many rows, they are dropped.
+    static let limit = 256
 }
 
 /// A save's upkeep of the cached counts: what the rows it changes counted before it wrote, and,
