@@ -560,10 +560,10 @@ final class SQLiteStore: @unchecked Sendable {
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
-                for outcome in result.insertOutcomes {
+                for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
                     // The row taken over was counted before under a key this save did not know then.
                     guard case .tookOverRow = outcome else { continue }
-                    for entity in request.inserts.map(\.storage.layout.name) { changedRows[entity]?.canKeepCounts = false }
+                    changedRows[insert.storage.layout.name]?.canKeepCounts = false
                 }
                 for insert in request.inserts {
                     if let key = assignedKeys[ObjectIdentifier(insert.storage)] {
