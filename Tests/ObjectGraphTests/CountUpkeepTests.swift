@@ -221,6 +221,93 @@ final class CountUpkeepTests: StoreTestCase {
         XCTAssertEqual(try reader.fetchCount(underDraft), 0)
     }
 
+    /// A search's kept ranks follow saves that leave the index alone (a category changed) and are made
+    /// again after those that change it; each window is compared with the same search in a container
+    /// of its own, which ranks afresh. More hits than are kept, so that a window can reach past them.
+    func testSearchRanksFollowSavesThatLeaveTheIndexAlone() throws {
+        let container = try makeContainer(Article.self)
+        var random = SeededGenerator(seed: 11)
+        func body() -> String {
+            // Every article has "apple"; counts of words and lengths vary, so that scores differ.
+            (["apple"] + (0..<random.next(below: 5)).map { _ in ["apple", "pear", "filler"][random.next(below: 3)] })
+                .joined(separator: " ")
+        }
+        let setUp = ModelContext(container)
+        // Most in category "a", so that the filtered search too has more hits than are kept.
+        for number in 0..<(ModelContext.cachedSearchRanks + 200) {
+            setUp.insert(Article(title: "a\(number)", body: body(), category: random.next(below: 6) == 0 ? "b" : "a"))
+        }
+        try setUp.save()
+
+        let reader = ModelContext(container)
+        let inA = #Predicate<Article> { $0.category == "a" }
+        let windows = [(0, 20), (ModelContext.cachedSearchRanks - 30, 30), (200, 50)]
+        func ranks(in context: ModelContext, _ query: String, where predicate: Predicate<Article>?) throws -> [[String]] {
+            try windows.map { offset, limit in
+                try context.search(Article.self, for: query, where: predicate, limit: limit, offset: offset).hits.map(\.model.title)
+            }
+        }
+        for step in 0..<25 {
+            let writer = ModelContext(container)
+            let articles = try writer.fetch(FetchDescriptor<Article>())
+            var rewritesIndex = false
+            for _ in 0..<(1 + random.next(below: 3)) {
+                let article = articles[random.next(below: articles.count)]
+                if random.next(below: 5) == 0 {
+                    article.body = body()
+                    rewritesIndex = true
+                } else {
+                    article.category = article.category == "a" ? "b" : "a"
+                }
+            }
+            try writer.save()
+            if !rewritesIndex && step > 0 {
+                // The first page comes from the kept ranks, brought up to date by the save: nothing is ranked.
+                let queries = try selects(in: container) {
+                    _ = try reader.search(Article.self, for: "apple", where: inA, limit: 20)
+                }
+                XCTAssertFalse(queries.contains { $0.contains("bm25(") }, "step \(step)")
+            }
+            let fresh = ModelContext(try makeContainer(Article.self))
+            for query in ["apple", "apple pear"] {
+                for predicate in [nil, inA] {
+                    XCTAssertEqual(try ranks(in: reader, query, where: predicate), try ranks(in: fresh, query, where: predicate),
+                                   "step \(step), \(query), \(predicate == nil ? "all" : "category a")")
+                }
+            }
+        }
+    }
+
+    func testAHitThatRanksPastTheKeptRanksIsNotAddedToThem() throws {
+        let container = try makeContainer(Article.self)
+        let kept = ModelContext.cachedSearchRanks
+        // One more hit than are kept, each longer (so ranked lower) than the one before; and, in another
+        // category, one that would rank last of all.
+        let setUp = ModelContext(container)
+        for number in 0...kept {
+            setUp.insert(Article(title: "a\(number)", body: (["apple"] + Array(repeating: "filler", count: number)).joined(separator: " "), category: "a"))
+        }
+        let last = Article(title: "last", body: (["apple"] + Array(repeating: "filler", count: kept + 100)).joined(separator: " "), category: "b")
+        setUp.insert(last)
+        try setUp.save()
+        let reader = ModelContext(container)
+        let inA = #Predicate<Article> { $0.category == "a" }
+        let firstRanks = try reader.search(Article.self, for: "apple", where: inA, limit: kept).hits.map(\.model.title)
+        XCTAssertEqual(firstRanks.first, "a0")
+        XCTAssertEqual(firstRanks.last, "a\(kept - 1)")
+
+        // The best hit leaves the category and the worst joins it: the kept ranks lose one, and the
+        // newcomer ranks below the hit that was just past them, so it must not be kept.
+        let writer = ModelContext(container)
+        let best = try XCTUnwrap(writer.fetch(FetchDescriptor<Article>(predicate: #Predicate { $0.title == "a0" })).first)
+        best.category = "b"
+        let worst = try XCTUnwrap(writer.fetch(FetchDescriptor<Article>(predicate: #Predicate { $0.title == "last" })).first)
+        worst.category = "a"
+        try writer.save()
+        let ranks = try reader.search(Article.self, for: "apple", where: inA, limit: kept).hits.map(\.model.title)
+        XCTAssertEqual(ranks, (1...kept).map { "a\($0)" })
+    }
+
     /// The reader's counts (cached from earlier steps, and brought up to date or dropped by each save)
     /// against the same counts made from the models a fresh context reads.
     private func assertCountsMatchTheModels(reader: ModelContext, container: ModelContainer, step: Int) throws {

@@ -99,11 +99,30 @@ extension ModelContext {
         let (limit, offset) = (max(0, limit), max(0, offset))
         let keys: [RankedKey]
         if offset + limit <= Self.cachedSearchRanks {
+            // The changed rows' hits with their scores, for a save that leaves the index alone.
+            let restrictedRanksSQL = "SELECT \(alias).\"_pk\", \(rank) \(CountUpkeep.fromChangedRows(of: layout.name)) "
+                + "JOIN \(fts) ON \(fts).rowid = \(alias).\"_pk\" WHERE \(fts) MATCH ?"
+                + (condition.map { " AND \($0.sql)" } ?? "")
+            let upkeep = CountUpkeep(entity: layout.name, refusing: [index.tableName], count: { changedKeys, db in
+                try Row.fetchAll(
+                    db.cachedStatement(sql: restrictedRanksSQL),
+                    arguments: StatementArguments(columnValues: [CountUpkeep.keysArgument(changedKeys)] + arguments)
+                ).map { RankedKey(key: $0[0], score: $0[1]) }
+            }, combine: { old, before, after in
+                guard let old = old as? RankedPrefix, let before = before as? [RankedKey], let after = after as? [RankedKey] else { return nil }
+                return old.following(before: before, after: after)
+            })
             // Ranking the first few hundred costs no more than ranking the first page.
-            let ranked = try store.aggregateCache.value(sql: keysSQL, arguments: arguments) {
-                try rankedKeys(limit: Self.cachedSearchRanks, offset: 0)
+            let prefix = try store.aggregateCache.value(sql: keysSQL, arguments: arguments, upkeep: upkeep) {
+                let ranked = try rankedKeys(limit: Self.cachedSearchRanks, offset: 0)
+                return RankedPrefix(keys: ranked, bound: ranked.count < Self.cachedSearchRanks ? nil : ranked.last)
             }
-            keys = Array(ranked.dropFirst(offset).prefix(limit))
+            if prefix.bound == nil || offset + limit <= prefix.keys.count {
+                keys = Array(prefix.keys.dropFirst(offset).prefix(limit))
+            } else {
+                // Saves took hits out of the kept ranks: this window reaches past what is known.
+                keys = try rankedKeys(limit: limit, offset: offset)
+            }
         } else {
             keys = try rankedKeys(limit: limit, offset: offset)
         }
@@ -168,6 +187,33 @@ extension ModelContext {
     struct RankedKey {
         let key: Int64
         let score: Double
+
+        /// The order of `ORDER BY score, key`: best (lowest) score first, ties by key.
+        func ranks(before other: RankedKey) -> Bool {
+            (score, key) < (other.score, other.key)
+        }
+    }
+
+    /// The first ranks of a search: exactly the hits that rank up to `bound`, in order; every hit
+    /// when `bound` is nil.
+    struct RankedPrefix {
+        var keys: [RankedKey]
+        /// The last of the ranks computed, or nil when they were all the hits there were.
+        let bound: RankedKey?
+
+        /// The prefix after a save that left the full-text index (so every other score) alone:
+        /// `before` and `after` are the hits among the changed rows. Taking hits out of a top list
+        /// leaves the top of what remains; a hit put back belongs to it only up to `bound`, past
+        /// which other hits may rank that were never read.
+        func following(before: [RankedKey], after: [RankedKey]) -> RankedPrefix {
+            let left = Set(before.map(\.key))
+            var keys = self.keys.filter { !left.contains($0.key) }
+            for hit in after where bound.map({ !$0.ranks(before: hit) }) ?? true {
+                let place = keys.firstIndex { hit.ranks(before: $0) } ?? keys.endIndex
+                keys.insert(hit, at: place)
+            }
+            return RankedPrefix(keys: keys, bound: bound)
+        }
     }
 
     /// How many of a search's best-ranked keys are kept until the store changes.

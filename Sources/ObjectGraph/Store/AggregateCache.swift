@@ -151,7 +151,8 @@ final class AggregateCache: @unchecked Sendable {
             entries.compactMap { key, entry in
                 guard let upkeep = entry.upkeep, let rows = changedRows[upkeep.entity], rows.canKeepCounts else { return nil }
                 let affecting = Self.tables(of: change, affecting: entry.reads)
-                guard !affecting.isEmpty, affecting.isSubset(of: rows.accountedTables) else { return nil }
+                guard !affecting.isEmpty, affecting.isSubset(of: rows.accountedTables),
+                      affecting.isDisjoint(with: upkeep.refusedTables) else { return nil }
                 return (key, entry, rows)
             }
         }

@@ -9,13 +9,30 @@ import GRDB
 /// the same query restricted to `K` (a few key lookups), run inside the save's transaction. Trashing a
 /// snippet used to drop the counts per tag of every list, 0.15 s each to compute again at 100,000
 /// snippets; now it costs two lookups per count.
+///
+/// A search's first ranks follow a save the same way (the hits among the changed rows taken out, then
+/// put back at their places), but only when the save leaves the full-text index alone: bm25 weighs
+/// every hit by the whole index, so a change to it moves every score.
 struct CountUpkeep: @unchecked Sendable {
     /// The counted entity: the table the count's SQL reads as `t0`, and the only place it names it.
     let entity: String
+    /// Tables whose change the result cannot follow, even through the changed rows.
+    let refusedTables: Set<String>
     /// The count over the rows with these keys only, in the form `combine` takes.
     let count: (_ keys: [Int64], _ db: Database) throws -> Any
     /// The result brought up to date (`old - before + after`), or nil when the parts do not fit.
     let combine: (_ old: Any, _ before: Any, _ after: Any) -> Any?
+
+    init(
+        entity: String, refusing refusedTables: Set<String> = [],
+        count: @escaping (_ keys: [Int64], _ db: Database) throws -> Any,
+        combine: @escaping (_ old: Any, _ before: Any, _ after: Any) -> Any?
+    ) {
+        self.entity = entity
+        self.refusedTables = refusedTables
+        self.count = count
+        self.combine = combine
+    }
 
     /// Joins `entity` (as `t0`) to the keys in the statement's first argument, a JSON array, and to
     /// nothing else: each key is one row found by its primary key. (`CROSS JOIN` makes SQLite walk
