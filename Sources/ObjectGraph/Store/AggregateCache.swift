@@ -34,7 +34,8 @@ struct AggregateCacheKey: Hashable {
 /// toggling a favourite leaves the counts per tag, which take 0.15 s to recompute at 100,000 snippets,
 /// as they were. A count that a save's rows do change is brought up to date by the save itself when it
 /// can be (see `CountUpkeep`): moving a snippet to the trash costs two lookups per count, not a
-/// recount. A ranking is always dropped: bm25 weighs every hit by the whole index.
+/// recount. A search's first ranks follow a save the same way unless it changes the full-text index,
+/// whose every change moves every bm25 score; then they are dropped.
 ///
 /// A write by another process (say, a command-line import while the server runs) or another
 /// container cannot say what it wrote, so it drops everything. It is noticed by the store
@@ -51,7 +52,7 @@ final class AggregateCache: @unchecked Sendable {
         /// Tells this result from one computed again under the same key while a save was running.
         let serial: UInt64
         /// How a save that changed a few of the counted rows brings the result up to date; nil for a
-        /// result that must be computed again (a ranking).
+        /// result that must be computed again (a page's excerpts).
         let upkeep: CountUpkeep?
     }
 
