@@ -135,19 +135,17 @@ struct ListPageBenchmark {
             try await measureAfterWrites("after a save in the app", client: client, cookie: cookie) {
                 writes += 1
                 let kind = writes % 4
-                return try await library.write { context in
+                try await library.write { context in
                     guard let snippet = try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.persistentModelID == edited })).first else {
                         throw BenchmarkError("the edited snippet is gone")
                     }
                     switch kind {
                     case 0:
                         snippet.isFavorite.toggle()
-                        return "a favourite"
                     case 1:
                         snippet.title += "!"
                         snippet.code += "\n// edited"
                         snippet.updatedAt = .now
-                        return "a text edit"
                     case 2:
                         var byName = FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])
                         byName.fetchLimit = 1
@@ -158,10 +156,8 @@ struct ListPageBenchmark {
                             snippet.tags.append(tag)
                         }
                         snippet.refreshSearchKeywords()
-                        return "a tag"
                     default:
                         snippet.deletedAt = snippet.deletedAt == nil ? .now : nil
-                        return "the trash"
                     }
                 }
             }
@@ -175,7 +171,6 @@ struct ListPageBenchmark {
             try await measureAfterWrites("after another process's write", client: client, cookie: cookie) {
                 toggled.isFavorite.toggle()
                 try writer.save()
-                return "a favourite"
             }
         } catch {
             try? await app.asyncShutdown()
@@ -184,27 +179,23 @@ struct ListPageBenchmark {
         try await app.asyncShutdown()
     }
 
-    /// Every URL, each right after a call of `write` (which names what it changed), a fifth as many
-    /// rounds as the warm pass.
+    /// Every URL, each right after a call of `write`, a fifth as many rounds as the warm pass.
     private func measureAfterWrites(
-        _ label: String, client: InProcessClient, cookie: String?, write: () async throws -> String
+        _ label: String, client: InProcessClient, cookie: String?, write: () async throws -> Void
     ) async throws {
         var byKind: [Kind: [Double]] = [:]
-        // By what the write changed too: a text edit makes searches rank again, a favourite does not.
-        var commonByWrite: [String: [Double]] = [:]
         // The saves are timed too: a save that brings cached counts up to date does that work itself.
         var saves: [Double] = []
         for _ in 0..<max(1, repetitions / 5) {
             for (url, kind) in urls {
                 let saveStart = now()
-                let written = try await write()
+                try await write()
                 saves.append(now() - saveStart)
                 let start = now()
                 let (status, bytes) = try await client.get(url, cookie: cookie)
                 let seconds = now() - start
                 guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
                 byKind[kind, default: []].append(seconds)
-                if kind == .common { commonByWrite[written, default: []].append(seconds) }
             }
         }
         for kind in [Kind.browse, .rare, .common] {
@@ -212,11 +203,6 @@ struct ListPageBenchmark {
         }
         results.add("6 list page", "list page \(label): every URL", "app, in-process", .perQuery, byKind.values.flatMap { $0 })
         results.add("6 list page", "the save before each request, \(label)", "app, in-process", .perQuery, saves)
-        if commonByWrite.count > 1 {
-            for (written, samples) in commonByWrite.sorted(by: { $0.key < $1.key }) {
-                results.add("6 list page", "list page \(label): \(Kind.common.rawValue) URLs after \(written)", "app, in-process", .perQuery, samples)
-            }
-        }
     }
 
     /// UUIDs are long: the first 8 characters name them well enough in a table.
