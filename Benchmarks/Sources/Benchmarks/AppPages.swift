@@ -162,6 +162,25 @@ struct ListPageBenchmark {
                 }
             }
 
+            // Then only the writes that leave the full-text index alone (a favourite toggled, the snippet
+            // moved to the trash or back), as when a user sorts through a list: counts and search ranks
+            // follow them, so no URL should count or rank again.
+            var triage = 0
+            try await measureAfterWrites("after a favourite or the trash in the app", client: client, cookie: cookie) {
+                triage += 1
+                let favourite = triage % 2 == 0
+                try await library.write { context in
+                    guard let snippet = try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.persistentModelID == edited })).first else {
+                        throw BenchmarkError("the edited snippet is gone")
+                    }
+                    if favourite {
+                        snippet.isFavorite.toggle()
+                    } else {
+                        snippet.deletedAt = snippet.deletedAt == nil ? .now : nil
+                    }
+                }
+            }
+
             // Then a write by another process (here another container on the same file, which another
             // process would have): it cannot say what it wrote, so each page computes all its counts afresh.
             let writer = ModelContext(try SnippetStore.openContainer(at: dataDirectory.appendingPathComponent("snippetbox.store")))
