@@ -70,11 +70,11 @@ extension ModelContext {
 
         let countSQL = "SELECT COUNT(*) \(from)"
         // The same count over a save's rows, each matched by rowid (see `CountUpkeep`).
-        let restrictedCountSQL = "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) "
-            + "WHERE EXISTS (SELECT 1 FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = \(alias).\"_pk\")"
-            + (condition.map { " AND \($0.sql)" } ?? "")
-        let upkeep = CountUpkeep.total(entity: layout.name, restrictedSQL: restrictedCountSQL, arguments: arguments)
-        let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments, upkeep: upkeep) {
+        let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments, upkeep: CountUpkeep.total(
+            entity: layout.name,
+            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) WHERE \(index.rowMatchCondition(alias: alias))"
+                + (condition.map { " AND \($0.sql)" } ?? ""),
+            arguments: arguments)) {
             try store.writer.read { db in
                 try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
@@ -99,21 +99,24 @@ extension ModelContext {
         let (limit, offset) = (max(0, limit), max(0, offset))
         let keys: [RankedKey]
         if offset + limit <= Self.cachedSearchRanks {
-            // The changed rows' hits with their scores, for a save that leaves the index alone.
-            let restrictedRanksSQL = "SELECT \(alias).\"_pk\", \(rank) \(CountUpkeep.fromChangedRows(of: layout.name)) "
-                + "JOIN \(fts) ON \(fts).rowid = \(alias).\"_pk\" WHERE \(fts) MATCH ?"
-                + (condition.map { " AND \($0.sql)" } ?? "")
-            let upkeep = CountUpkeep(entity: layout.name, refusing: [index.tableName], count: { changedKeys, db in
-                try Row.fetchAll(
-                    db.cachedStatement(sql: restrictedRanksSQL),
-                    arguments: StatementArguments(columnValues: [CountUpkeep.keysArgument(changedKeys)] + arguments)
-                ).map { RankedKey(key: $0[0], score: $0[1]) }
-            }, combine: { old, before, after in
-                guard let old = old as? RankedPrefix, let before = before as? [RankedKey], let after = after as? [RankedKey] else { return nil }
-                return old.following(before: before, after: after)
-            })
+            /// The changed rows' hits with their scores, for a save that leaves the index alone; made
+            /// only when the ranks are kept.
+            func upkeep() -> CountUpkeep {
+                let restrictedRanksSQL = "SELECT \(alias).\"_pk\", \(rank) \(CountUpkeep.fromChangedRows(of: layout.name)) "
+                    + "JOIN \(fts) ON \(fts).rowid = \(alias).\"_pk\" WHERE \(fts) MATCH ?"
+                    + (condition.map { " AND \($0.sql)" } ?? "")
+                return CountUpkeep(entity: layout.name, refusing: [index.tableName], count: { changedKeys, db in
+                    try Row.fetchAll(
+                        db.cachedStatement(sql: restrictedRanksSQL),
+                        arguments: StatementArguments(columnValues: [CountUpkeep.keysArgument(changedKeys)] + arguments)
+                    ).map { RankedKey(key: $0[0], score: $0[1]) }
+                }, combine: { old, before, after in
+                    guard let old = old as? RankedPrefix, let before = before as? [RankedKey], let after = after as? [RankedKey] else { return nil }
+                    return old.following(before: before, after: after)
+                })
+            }
             // Ranking the first few hundred costs no more than ranking the first page.
-            let prefix = try store.aggregateCache.value(sql: keysSQL, arguments: arguments, upkeep: upkeep) {
+            let prefix = try store.aggregateCache.value(sql: keysSQL, arguments: arguments, upkeep: upkeep()) {
                 let ranked = try rankedKeys(limit: Self.cachedSearchRanks, offset: 0)
                 return RankedPrefix(keys: ranked, bound: ranked.count < Self.cachedSearchRanks ? nil : ranked.last)
             }

@@ -83,9 +83,9 @@ final class AggregateCache: @unchecked Sendable {
 
     /// The cached result of a query, or `compute()`'s, which is kept unless the store changed meanwhile.
     /// With `upkeep`, a save that changes a few of the counted rows brings the result up to date
-    /// instead of dropping it.
+    /// instead of dropping it; it is made only when the result is computed, not on every hit.
     func value<Result>(
-        sql: String, arguments: [DatabaseValue], upkeep: CountUpkeep? = nil, compute: () throws -> Result
+        sql: String, arguments: [DatabaseValue], upkeep: @autoclosure () -> CountUpkeep? = nil, compute: () throws -> Result
     ) throws -> Result {
         let key = Key(sql: sql, arguments: arguments)
         forgetForeignWrites()
@@ -95,7 +95,7 @@ final class AggregateCache: @unchecked Sendable {
         // The upkeep restricts the counted table, which the SQL must name once only: a condition that
         // reads other rows of it (a relationship to its own entity) would let a change to one row
         // change another's count.
-        let keptUpkeep = upkeep.flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count == 2 ? $0 : nil }
+        let keptUpkeep = upkeep().flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count == 2 ? $0 : nil }
         lock.withLock {
             // A write that committed while this was computed may not be in `result`: don't keep it.
             guard generation == startGeneration else { return }
@@ -104,6 +104,12 @@ final class AggregateCache: @unchecked Sendable {
             entries[key] = Entry(value: result, reads: Self.identifiers(in: sql), serial: nextSerial, upkeep: keptUpkeep)
         }
         return result
+    }
+
+    /// Whether any kept result could follow a save: if none, a save need not work out which rows it
+    /// changes (for a bulk insert, a set of every new key). One stored meanwhile is dropped by the save.
+    var holdsResultsWithUpkeep: Bool {
+        lock.withLock { entries.values.contains { $0.upkeep != nil } }
     }
 
     /// Drops the results that read what a save of this store wrote, except those `upkeep` brought up
@@ -148,18 +154,17 @@ final class AggregateCache: @unchecked Sendable {
     func beginUpkeep(of change: StoreChange, changedRows: [String: ChangedRows], in db: Database) throws -> SaveUpkeep {
         // A stranger's commit since the last look may leave a result behind the rows counted here;
         // the next look drops them all anyway, as the writer's data version it saw is still older.
-        let candidates: [(Key, Entry, ChangedRows)] = lock.withLock {
+        let candidates: [(Key, Entry, CountUpkeep, ChangedRows)] = lock.withLock {
             entries.compactMap { key, entry in
                 guard let upkeep = entry.upkeep, let rows = changedRows[upkeep.entity], rows.canKeepCounts else { return nil }
                 let affecting = Self.tables(of: change, affecting: entry.reads)
                 guard !affecting.isEmpty, affecting.isSubset(of: rows.accountedTables),
                       affecting.isDisjoint(with: upkeep.refusedTables) else { return nil }
-                return (key, entry, rows)
+                return (key, entry, upkeep, rows)
             }
         }
         var pending: [SaveUpkeep.Pending] = []
-        for (key, entry, rows) in candidates {
-            guard let upkeep = entry.upkeep else { continue }
+        for (key, entry, upkeep, rows) in candidates {
             let before = try upkeep.count(Array(rows.keys), db)
             pending.append(SaveUpkeep.Pending(key: key, serial: entry.serial, old: entry.value, upkeep: upkeep, before: before))
         }

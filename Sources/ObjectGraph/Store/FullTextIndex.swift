@@ -55,6 +55,14 @@ struct FullTextIndex {
         try db.cachedStatement(sql: removeSQL).execute(arguments: [SQLiteStore.jsonArray(keys)])
     }
 
+    /// The condition that the row under `alias` (the indexed entity) matches the statement's next
+    /// argument, a MATCH expression, for counts over a few rows found by key: FTS5 finds a row of a
+    /// MATCH by its rowid only through an equality, so the row is looked for, not listed among all hits.
+    func rowMatchCondition(alias: String) -> String {
+        let fts = tableName.quotedIdentifier
+        return "EXISTS (SELECT 1 FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = \(alias).\"_pk\")"
+    }
+
     /// Adds rows' current text to the index; call after the rows are written.
     func add(keys: [Int64], in db: Database) throws {
         guard !keys.isEmpty else { return }

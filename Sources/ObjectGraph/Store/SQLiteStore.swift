@@ -433,7 +433,7 @@ final class SQLiteStore: @unchecked Sendable {
             }
 
             let storeChange = change(made: request)
-            var changedRows = changedRows(by: request)
+            var changedRows = aggregateCache.holdsResultsWithUpkeep ? changedRows(by: request) : [:]
             var countUpkeep: SaveUpkeep?
             defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
             let upkeep = try writer.write { db -> SaveUpkeep in
@@ -560,14 +560,19 @@ final class SQLiteStore: @unchecked Sendable {
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
-                for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
-                    // The row taken over was counted before under a key this save did not know then.
-                    guard case .tookOverRow = outcome else { continue }
-                    changedRows[insert.storage.layout.name]?.canKeepCounts = false
-                }
-                for insert in request.inserts {
-                    if let key = assignedKeys[ObjectIdentifier(insert.storage)] {
-                        changedRows[insert.storage.layout.name]?.keys.insert(key)
+                // New rows count after the save (at most `ChangedRows.limit` of them, or none are kept).
+                if changedRows.values.contains(where: \.canKeepCounts) {
+                    for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
+                        let entity = insert.storage.layout.name
+                        switch outcome {
+                        case .inserted(let key) where changedRows[entity]?.canKeepCounts == true:
+                            changedRows[entity]?.keys.insert(key)
+                        case .inserted:
+                            continue
+                        case .tookOverRow:
+                            // The row taken over was counted before under a key this save did not know then.
+                            changedRows[entity]?.canKeepCounts = false
+                        }
                     }
                 }
                 try upkeep.finish(changedRows: changedRows, in: db)
@@ -639,7 +644,8 @@ final class SQLiteStore: @unchecked Sendable {
         request.joinWrites.forEach { note($0.owner) }
         for batch in request.batchDeletes { rows[batch.layout.name, default: ChangedRows()].canKeepCounts = false }
         let deletedEntities = Set(request.deletes.map(\.layout.name) + request.batchDeletes.map(\.layout.name))
-        let insertsByEntity = Dictionary(grouping: request.inserts, by: \.storage.layout.name).mapValues(\.count)
+        var insertsByEntity: [String: Int] = [:]
+        for insert in request.inserts { insertsByEntity[insert.storage.layout.name, default: 0] += 1 }
         for (entity, var changed) in rows {
             changed.accountedTables.insert(entity)
             if let index = fullTextIndexes[entity] { changed.accountedTables.insert(index.tableName) }
