@@ -30,7 +30,33 @@ struct CounterHolder: Codable {
     }
 }
 
-/// JSON-coded attributes of plain-data types keep the values they decoded, by text.
+/// A name held by reference: a raw-representable type that is not plain data.
+final class NameBox {
+    var name: String
+    init(_ name: String) { self.name = name }
+}
+
+struct BoxedName: RawRepresentable, Codable {
+    let box: NameBox
+    var rawValue: String { box.name }
+    init?(rawValue: String) { box = NameBox(rawValue) }
+}
+
+@Model final class Badge {
+    var owner: String
+    var genre: Genre
+    var priority: Priority
+    var title: BoxedName
+
+    init(owner: String, genre: Genre, priority: Priority, title: BoxedName) {
+        self.owner = owner
+        self.genre = genre
+        self.priority = priority
+        self.title = title
+    }
+}
+
+/// JSON-coded and raw-value attributes of plain-data types keep the values they decoded, by stored value.
 final class DecodedValuesTests: StoreTestCase {
     func testPlainDataValuesAreKeptByTextAndBounded() throws {
         let kept = DecodedValues()
@@ -68,5 +94,47 @@ final class DecodedValuesTests: StoreTestCase {
         XCTAssertEqual(markers[1].holder.counter.count, 1)
         markers[0].point.x = 9
         XCTAssertEqual(markers[1].point, GridPoint(x: 1, y: 1))
+    }
+
+    func testRawValuesAreKeptByStoredValue() throws {
+        let kept = DecodedValues()
+        let genres = try XCTUnwrap(AttributeCodec.rawValueCodec(Genre.self, keeping: kept))
+        XCTAssertEqual(try genres.decode("poetry".databaseValue) as? Genre, .poetry)
+        XCTAssertEqual(try genres.decode("poetry".databaseValue) as? Genre, .poetry)
+        XCTAssertEqual(kept.count, 1)
+        XCTAssertEqual(try genres.decode("kids".databaseValue) as? Genre, .kids)
+        XCTAssertEqual(kept.count, 2)
+        XCTAssertThrowsError(try genres.decode("sonnet".databaseValue), "a raw value of no case is still an error")
+        XCTAssertEqual(kept.count, 2)
+
+        let keptPriorities = DecodedValues()
+        let priorities = try XCTUnwrap(AttributeCodec.rawValueCodec(Priority.self, keeping: keptPriorities))
+        XCTAssertEqual(try priorities.decode(2.databaseValue) as? Priority, .high)
+        XCTAssertEqual(try priorities.decode(2.databaseValue) as? Priority, .high)
+        XCTAssertEqual(try priorities.decode(1.databaseValue) as? Priority, .low)
+        XCTAssertEqual(keptPriorities.count, 2)
+        XCTAssertThrowsError(try priorities.decode(7.databaseValue))
+    }
+
+    func testFetchedRawValuesAreRightAndNotSharedWhenHeldByReference() throws {
+        XCTAssertTrue(_isPOD(Genre.self))
+        XCTAssertFalse(_isPOD(BoxedName.self))
+        let container = try makeContainer(Badge.self)
+        let context = ModelContext(container)
+        let badges = [("a", Genre.fiction, Priority.low), ("b", .poetry, .high), ("c", .fiction, .high), ("d", .kids, .low)]
+        for (owner, genre, priority) in badges {
+            context.insert(Badge(owner: owner, genre: genre, priority: priority, title: try XCTUnwrap(BoxedName(rawValue: "champion"))))
+        }
+        try context.save()
+
+        let reader = ModelContext(container)
+        let fetched = try reader.fetch(FetchDescriptor<Badge>(sortBy: [SortDescriptor(\.owner)]))
+        XCTAssertEqual(fetched.map(\.genre), badges.map(\.1))
+        XCTAssertEqual(fetched.map(\.priority), badges.map(\.2))
+        // Every row holds the same title. Had the decoded value been kept, all four would share one
+        // box, and renaming one would rename them all.
+        fetched[0].title.box.name = "runner-up"
+        XCTAssertEqual(fetched[1].title.rawValue, "champion")
+        XCTAssertFalse(fetched[0].title.box === fetched[1].title.box)
     }
 }

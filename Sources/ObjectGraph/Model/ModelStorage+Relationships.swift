@@ -50,7 +50,7 @@ extension ModelStorage {
     /// Learns which model owns this storage, and links the relationships its initializer set
     /// before the model existed to their inverses.
     func adopt(_ owner: AnyObject) {
-        guard model == nil else { return }
+        guard !hasModel else { return }
         model = owner
         let pending = pendingInverseLinks
         pendingInverseLinks.removeAll()
@@ -249,6 +249,8 @@ extension ModelStorage {
     func faultLoadedRelationships() {
         guard primaryKey != nil else { return }
         for slot in layout.foreignKeySlots {
+            // Most rows a context read never loaded their related model: nothing to release.
+            if Self.holds(values[slot.index], ToOneFault.self) { continue }
             guard let target = Self.models(in: values[slot.index], of: slot).first as? any PersistentModel,
                   let key = target.storage.primaryKey else { continue }
             values[slot.index] = ToOneFault(primaryKey: key)

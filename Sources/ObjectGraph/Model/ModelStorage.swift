@@ -54,7 +54,12 @@ class ModelStorage {
     /// strongly. `unowned`, not `weak`: a weakly referenced object keeps its reference counts in a
     /// side table, and every retain and release of every model then took the runtime's slow path,
     /// a fifth of inserting and reading rows.
-    unowned var model: AnyObject?
+    unowned var model: AnyObject? {
+        didSet { hasModel = model != nil }
+    }
+    /// Whether `model` is set. Every property read asks (`adopt`), and reading an `unowned` reference
+    /// to compare it with nil takes and drops a strong reference: more than the rest of the read.
+    private(set) var hasModel = false
     var isDeleted = false
     /// Set when a pending insert collided with another model on a unique attribute and was merged into it.
     weak var mergedInto: ModelStorage?
@@ -67,13 +72,12 @@ class ModelStorage {
     /// Columns not read yet (see `propertiesToFetch`); their committed values are unknown until read.
     var unloadedSlots: Set<Int> = []
 
-    /// Set on the backing data a model from a row gets while its property defaults run: they are dropped.
-    let discardsWrites: Bool
+    /// Set while a model is made from a row and its property defaults run: what they write is dropped.
+    var discardsWrites = false
 
-    init(layout: EntityLayout, discardingWrites: Bool = false) {
+    init(layout: EntityLayout) {
         self.layout = layout
-        self.discardsWrites = discardingWrites
-        self.values = discardingWrites ? [] : Array(repeating: UnsetValue(), count: layout.slots.count)
+        self.values = Array(repeating: UnsetValue(), count: layout.slots.count)
     }
 
     var identifier: PersistentIdentifier {
@@ -139,8 +143,9 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         super.init(layout: EntityLayout.of(modelType))
     }
 
-    init(discardingWritesFor modelType: Model.Type) {
-        super.init(layout: EntityLayout.of(modelType), discardingWrites: true)
+    /// For a row of the entity whose layout the caller already has.
+    override init(layout: EntityLayout) {
+        super.init(layout: layout)
     }
 
     var persistentModelID: PersistentIdentifier? {
@@ -161,9 +166,20 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         // copy. Every other case is in `slowValue`, whose `as? Value` has the runtime look up
         // `Optional<Value>`'s metadata, which cost as much as the rest of a property read.
         if type(of: stored) == Value.self, layout.slots[index].relationship == nil {
-            return stored as! Value
+            return Self.sameTypeValue(stored, as: Value.self)
         }
         return slowValue(at: index, as: Value.self)
+    }
+
+    /// A value known to be of type `Value`, opened out of its `Any` box. A forced cast (`as! Value`)
+    /// runs the runtime's general cast, which looks for optionals, existentials and bridging first:
+    /// a third of a property read.
+    private static func sameTypeValue<Value>(_ value: Any, as type: Value.Type) -> Value {
+        func open<Stored>(_ stored: Stored) -> Value {
+            // `Stored` is `Value`: the caller checked the dynamic type.
+            unsafeBitCast(stored, to: Value.self)
+        }
+        return _openExistential(value, do: open)
     }
 
     @inline(never)

@@ -55,6 +55,13 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Identifiable,
     public var isTemporary: Bool { id.primaryKey == nil }
     var primaryKey: Int64? { id.primaryKey }
 
+    /// The key alone: a context looks up every fetched row by its identifier, and hashing the entity's
+    /// and the store's names as well (two strings, one a UUID) cost more than the rest of the lookup.
+    /// Identifiers of other entities with the same key share a hash and differ by `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+    }
+
     public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
         (lhs.entityName, lhs.id) < (rhs.entityName, rhs.id)
     }

@@ -49,13 +49,12 @@ extension PersistentModel {
     /// The backing data of a new model: it keeps values in memory until the model is inserted.
     ///
     /// Swift runs a class's property defaults in every initializer, `init(backingData:)` included, and
-    /// they store into this backing data before the initializer replaces it with the fetched one. For
-    /// a model made from a row, this backing data therefore drops what it is given: the defaults cost
-    /// a third of reading a row.
+    /// they store into this backing data before the initializer replaces it. For a model made from a
+    /// row, this is the row's backing data itself, which drops writes until the model is made: the
+    /// defaults cost a third of reading a row, and a throwaway backing data of its own was one more
+    /// object (and one more layout lookup) for every row.
     public static func createBackingData() -> any BackingData<Self> {
-        if RowMaterialization.isMaterializing(Self.self) {
-            return DefaultBackingData<Self>(discardingWritesFor: Self.self)
-        }
+        if let prepared = RowMaterialization.preparedBackingData(for: Self.self) { return prepared }
         return DefaultBackingData<Self>(for: Self.self)
     }
 
@@ -89,8 +88,9 @@ public protocol BackingData<Model>: AnyObject {
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value)
 }
 
-/// Tells `createBackingData()` that the model being initialized on this thread is made from a row.
-/// A thread-specific value, not a task-local: it is set and cleared around a synchronous initializer call.
+/// Hands `createBackingData()` the backing data of the model being initialized on this thread from a
+/// row. A thread-specific value, not a task-local: it is set and cleared around a synchronous
+/// initializer call.
 enum RowMaterialization {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -98,23 +98,28 @@ enum RowMaterialization {
         return key
     }()
 
-    /// Whether `type`'s `init(backingData:)` is running for a row; asking clears the mark, so that a model
-    /// a property default might create gets a backing data of its own.
-    static func isMaterializing(_ type: any PersistentModel.Type) -> Bool {
-        guard let marked = pthread_getspecific(key) else { return false }
-        guard marked == pointer(to: type) else { return false }
+    /// The row's backing data if `Model`'s `init(backingData:)` is running for a row. Asking clears the
+    /// mark, so that a model a property default might create gets a backing data of its own.
+    static func preparedBackingData<Model: PersistentModel>(for type: Model.Type) -> DefaultBackingData<Model>? {
+        guard let marked = pthread_getspecific(key) else { return nil }
+        // A class cast: it fails for the backing data of another model type, whose init this is not.
+        guard let storage = Unmanaged<AnyObject>.fromOpaque(marked).takeUnretainedValue() as? DefaultBackingData<Model> else {
+            return nil
+        }
         pthread_setspecific(key, nil)
-        return true
+        return storage
     }
 
-    /// The type's metadata address, which identifies it.
-    private static func pointer(to type: any PersistentModel.Type) -> UnsafeRawPointer {
-        unsafeBitCast(ObjectIdentifier(type), to: UnsafeRawPointer.self)
-    }
-
-    static func initializing<T: PersistentModel>(_ type: T.Type, _ body: () -> T) -> T {
-        pthread_setspecific(key, pointer(to: type))
-        defer { pthread_setspecific(key, nil) }
+    /// Runs `body`, which initializes a `T` from `storage`. The property defaults the initializer
+    /// runs write into `storage` and are dropped; `storage` keeps the row's values.
+    static func initializing<T: PersistentModel>(_ storage: DefaultBackingData<T>, _ body: () -> T) -> T {
+        storage.discardsWrites = true
+        // `storage` outlives the call (the caller holds it), so the unretained pointer stays valid.
+        pthread_setspecific(key, Unmanaged.passUnretained(storage as AnyObject).toOpaque())
+        defer {
+            pthread_setspecific(key, nil)
+            storage.discardsWrites = false
+        }
         return body()
     }
 }

@@ -75,6 +75,14 @@ struct AttributeCodec: @unchecked Sendable {
 
     /// Enums with a raw value are stored as that raw value, in one column, so predicates can compare them.
     private static func rawValueCodec<T: RawRepresentable>(_ type: T.Type) -> AttributeCodec? {
+        rawValueCodec(type, keeping: _isPOD(T.self) ? DecodedValues() : nil)
+    }
+
+    /// Compiled for a type known only at run time, `as? T.RawValue` and `T(rawValue:)` look up
+    /// `Optional`'s metadata on every call: 2,000 instructions a row for a language column. Such a
+    /// column holds a few distinct values, so `decodedValues` keeps them by stored value (plain-data
+    /// types only, as for `jsonCodec(_:keeping:)`).
+    static func rawValueCodec<T: RawRepresentable>(_ type: T.Type, keeping decodedValues: DecodedValues?) -> AttributeCodec? {
         guard let rawType = T.RawValue.self as? any StorableScalar.Type,
               let rawCodec = make(for: rawType) else { return nil }
         return AttributeCodec(
@@ -85,12 +93,22 @@ struct AttributeCodec: @unchecked Sendable {
                 return try rawCodec.encode(typed.rawValue)
             },
             decode: { stored in
-                guard let raw = try rawCodec.decode(stored) as? T.RawValue, let value = T(rawValue: raw) else {
-                    throw SwiftDataError.unreadableValue(stored.description, as: T.self)
-                }
+                if let decodedValues, let kept = decodedValues.value(for: stored) { return kept }
+                let value = try decodeRawValue(stored, as: T.self, with: rawCodec)
+                decodedValues?.keep(value, for: stored)
                 return value
             }
         )
+    }
+
+    /// Apart from the codec's closure, whose every call would otherwise look up the metadata of the
+    /// optionals here, kept value or not.
+    @inline(never)
+    private static func decodeRawValue<T: RawRepresentable>(_ stored: DatabaseValue, as type: T.Type, with rawCodec: AttributeCodec) throws -> T {
+        guard let raw = try rawCodec.decode(stored) as? T.RawValue, let value = T(rawValue: raw) else {
+            throw SwiftDataError.unreadableValue(stored.description, as: T.self)
+        }
+        return value
     }
 
     /// Other Codable values (structs, enums with associated values, arrays) are one JSON text column,
@@ -115,10 +133,10 @@ struct AttributeCodec: @unchecked Sendable {
                 guard let text = String.fromDatabaseValue(stored) else {
                     throw SwiftDataError.unreadableValue(stored.description, as: T.self)
                 }
-                if let decodedValues, let kept = decodedValues.value(for: text) { return kept }
+                if let decodedValues, let kept = decodedValues.value(for: stored) { return kept }
                 do {
                     let value = try JSONCoding.decoder.decode(T.self, from: Data(text.utf8))
-                    decodedValues?.keep(value, for: text)
+                    decodedValues?.keep(value, for: stored)
                     return value
                 } catch {
                     throw SwiftDataError.unreadableValue(text, as: T.self)
@@ -128,26 +146,35 @@ struct AttributeCodec: @unchecked Sendable {
     }
 }
 
-/// Values one JSON codec decoded, by their text: at most `capacity` texts of up to `longestText`
-/// bytes (forgotten all at once when full, which a column of few distinct values never is).
+/// Values one codec decoded, by the stored value they were decoded from: at most `capacity` values,
+/// texts and blobs of up to `longestText` bytes (forgotten all at once when full, which a column of
+/// few distinct values never is). Only for plain-data types (see `jsonCodec(_:keeping:)`).
 final class DecodedValues: @unchecked Sendable {
     static let capacity = 256
     static let longestText = 256
     private let lock = NSLock()
-    private var values: [String: Any] = [:]
+    private var values: [DatabaseValue: Any] = [:]
 
     var count: Int { lock.withLock { values.count } }
 
-    func value(for text: String) -> Any? {
-        guard text.utf8.count <= Self.longestText else { return nil }
-        return lock.withLock { values[text] }
+    func value(for stored: DatabaseValue) -> Any? {
+        guard Self.isShort(stored) else { return nil }
+        return lock.withLock { values[stored] }
     }
 
-    func keep(_ value: Any, for text: String) {
-        guard text.utf8.count <= Self.longestText else { return }
+    func keep(_ value: Any, for stored: DatabaseValue) {
+        guard Self.isShort(stored) else { return }
         lock.withLock {
             if values.count >= Self.capacity { values.removeAll(keepingCapacity: true) }
-            values[text] = value
+            values[stored] = value
+        }
+    }
+
+    private static func isShort(_ stored: DatabaseValue) -> Bool {
+        switch stored.storage {
+        case .string(let text): text.utf8.count <= longestText
+        case .blob(let data): data.count <= longestText
+        case .null, .int64, .double: true
         }
     }
 }

@@ -278,11 +278,11 @@ final class SQLiteStore: @unchecked Sendable {
     func materialize<T: PersistentModel>(
         _ type: T.Type, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []
     ) throws -> T {
-        let storage = DefaultBackingData<T>(for: type)
+        let storage = DefaultBackingData<T>(layout: layout)
         try fill(storage, from: row, layout: layout, unloaded: unloaded)
         storage.storeIdentifier = identifier
         storage.store = self
-        let object = RowMaterialization.initializing(T.self) { T(backingData: storage) }
+        let object = RowMaterialization.initializing(storage) { T(backingData: storage) }
         storage.model = object
         return object
     }

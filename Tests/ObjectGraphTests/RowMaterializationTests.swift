@@ -1,0 +1,90 @@
+import Foundation
+@testable import ObjectGraph
+import XCTest
+
+@Model final class Letter {
+    var text: String
+    init(text: String) { self.text = text }
+}
+
+/// A model whose properties have defaults, one of which makes a model of another type.
+@Model final class Envelope {
+    var label: String = "unlabelled"
+    var stamps: Int = 1
+    var sentAt = Date(timeIntervalSince1970: 0)
+    @Transient var draft = Letter(text: "draft")
+
+    init(label: String, stamps: Int, sentAt: Date) {
+        self.label = label
+        self.stamps = stamps
+        self.sentAt = sentAt
+    }
+}
+
+/// A model made from a row gets the row's backing data while its initializer runs.
+final class RowMaterializationTests: StoreTestCase {
+    func testAFetchedModelHoldsItsRowAndTakesWritesOnceMade() throws {
+        let container = try makeContainer(Envelope.self, Letter.self)
+        let sent = Date(timeIntervalSince1970: 1_700_000_000)
+        let writer = ModelContext(container)
+        writer.insert(Envelope(label: "invoice", stamps: 3, sentAt: sent))
+        try writer.save()
+
+        let reader = ModelContext(container)
+        let envelope = try XCTUnwrap(reader.fetch(FetchDescriptor<Envelope>()).first)
+        // The defaults ran while the model was made, and were dropped.
+        XCTAssertEqual(envelope.label, "invoice")
+        XCTAssertEqual(envelope.stamps, 3)
+        XCTAssertEqual(envelope.sentAt, sent)
+        XCTAssertFalse(envelope.hasChanges)
+
+        // Made, the model keeps what it is given.
+        envelope.label = "receipt"
+        XCTAssertEqual(envelope.label, "receipt")
+        XCTAssertTrue(envelope.hasChanges)
+        try reader.save()
+        let third = ModelContext(container)
+        XCTAssertEqual(try third.fetch(FetchDescriptor<Envelope>()).map(\.label), ["receipt"])
+    }
+
+    func testAModelMadeByAPropertyDefaultHasABackingDataOfItsOwn() throws {
+        let container = try makeContainer(Envelope.self, Letter.self)
+        let writer = ModelContext(container)
+        writer.insert(Envelope(label: "invoice", stamps: 3, sentAt: .now))
+        try writer.save()
+
+        let envelope = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Envelope>()).first)
+        let draft = envelope.draft
+        XCTAssertFalse(draft.storage === envelope.storage)
+        XCTAssertEqual(draft.text, "draft")
+        XCTAssertNil(draft.modelContext)
+        draft.text = "dear sir"
+        XCTAssertEqual(draft.text, "dear sir")
+        XCTAssertEqual(envelope.label, "invoice")
+    }
+
+    func testIdentifiersOfOtherEntitiesOrStoresWithTheSameKeyDiffer() throws {
+        let snippet = PersistentIdentifier(entityName: "Snippet", storeIdentifier: "store", primaryKey: 1)
+        let tag = PersistentIdentifier(entityName: "Tag", storeIdentifier: "store", primaryKey: 1)
+        let elsewhere = PersistentIdentifier(entityName: "Snippet", storeIdentifier: "other", primaryKey: 1)
+        let again = PersistentIdentifier(entityName: "Snippet", storeIdentifier: "store", primaryKey: 1)
+        XCTAssertNotEqual(snippet, tag)
+        XCTAssertNotEqual(snippet, elsewhere)
+        XCTAssertEqual(snippet, again)
+        XCTAssertEqual(snippet.hashValue, again.hashValue)
+        XCTAssertEqual(Set([snippet, tag, elsewhere, again]).count, 3)
+
+        // A context holds rows of two entities with the same key apart.
+        let container = try makeContainer(Envelope.self, Letter.self)
+        let writer = ModelContext(container)
+        writer.insert(Envelope(label: "invoice", stamps: 3, sentAt: .now))
+        writer.insert(Letter(text: "hello"))
+        try writer.save()
+        let reader = ModelContext(container)
+        let envelope = try XCTUnwrap(reader.fetch(FetchDescriptor<Envelope>()).first)
+        let letter = try XCTUnwrap(reader.fetch(FetchDescriptor<Letter>()).first)
+        XCTAssertEqual(envelope.persistentModelID.primaryKey, letter.persistentModelID.primaryKey)
+        XCTAssertTrue(reader.model(for: envelope.persistentModelID) === envelope)
+        XCTAssertTrue(reader.model(for: letter.persistentModelID) === letter)
+    }
+}
