@@ -74,6 +74,34 @@ final class PropertySlot: @unchecked Sendable {
     var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
 }
 
+/// How one column of a fetched row becomes its slot's value, worked out once per entity: reading a
+/// row asked each slot what kind of column it was (an option list searched for external storage)
+/// and copied its codec, for every column of every row.
+struct ColumnReader {
+    enum Kind {
+        /// A value held in the column, decoded straight into the slot.
+        case inline((DatabaseValue) throws -> Any)
+        /// The related row's key: the slot holds a fault.
+        case foreignKey
+        /// Anything else (external storage): `SQLiteStore.read(_:of:for:rowKey:committed:)`.
+        case general
+    }
+
+    let slot: PropertySlot
+    let kind: Kind
+
+    init(_ slot: PropertySlot) {
+        self.slot = slot
+        if slot.isForeignKey {
+            kind = .foreignKey
+        } else if !slot.isExternalStorage, let codec = slot.codec {
+            kind = .inline(codec.decode)
+        } else {
+            kind = .general
+        }
+    }
+}
+
 /// The shape of a relationship property's type: `Model`, `Model?`, `[Model]` or `[Model]?`.
 struct RelationshipShape {
     let modelType: any PersistentModel.Type
@@ -155,6 +183,8 @@ final class EntityLayout: @unchecked Sendable {
     let foreignKeySlots: [PropertySlot]
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
+    /// `storedColumnSlots`, each with how its column is read.
+    let columnReaders: [ColumnReader]
     let toManySlots: [PropertySlot]
     /// The indexes `#Index` declares, each its columns in order; repeats are left out.
     let indexes: [[IndexColumn]]
@@ -179,6 +209,7 @@ final class EntityLayout: @unchecked Sendable {
         self.columnSlots = slots.filter(\.isColumn)
         self.foreignKeySlots = slots.filter(\.isForeignKey)
         self.storedColumnSlots = columnSlots + foreignKeySlots
+        self.columnReaders = storedColumnSlots.map(ColumnReader.init)
         self.toManySlots = slots.filter(\.isToMany)
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
         self.indexes = Self.resolveIndexes(

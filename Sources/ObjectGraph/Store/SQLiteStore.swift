@@ -319,18 +319,34 @@ final class SQLiteStore: @unchecked Sendable {
     /// array in place made the runtime check exclusive access to the property for every column.
     func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
         var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
-        storage.committedExternalFiles = [:]
-        storage.committedToMany = [:]
+        // A new storage (most fills) has nothing to clear: writing a property costs an access check.
+        if !storage.committedExternalFiles.isEmpty { storage.committedExternalFiles = [:] }
+        if !storage.committedToMany.isEmpty { storage.committedToMany = [:] }
         var values = storage.values
         storage.values = []
         if values.count != layout.slots.count { values = Array(repeating: UnsetValue(), count: layout.slots.count) }
-        for (position, slot) in layout.storedColumnSlots.enumerated() {
-            if !unloaded.isEmpty, unloaded.contains(slot.index) {
-                values[slot.index] = UnloadedValue()
+        for (position, reader) in layout.columnReaders.enumerated() {
+            let index = reader.slot.index
+            if !unloaded.isEmpty, unloaded.contains(index) {
+                values[index] = UnloadedValue()
                 continue
             }
+            let stored = row.columns[position]
             do {
-                values[slot.index] = try read(row.columns[position], of: slot, for: storage, rowKey: row.primaryKey, committed: &committed)
+                switch reader.kind {
+                case .inline(let decode):
+                    do {
+                        values[index] = try decode(stored)
+                    } catch let error as SwiftDataError {
+                        throw error.located(entity: layout.name, property: reader.slot.name)
+                    }
+                    committed[index] = stored
+                case .foreignKey:
+                    values[index] = ModelContext.foreignKeyValue(stored, slot: reader.slot)
+                    committed[index] = stored
+                case .general:
+                    values[index] = try read(stored, of: reader.slot, for: storage, rowKey: row.primaryKey, committed: &committed)
+                }
             } catch {
                 storage.values = values
                 throw error
@@ -344,10 +360,10 @@ final class SQLiteStore: @unchecked Sendable {
         }
         storage.values = values
         storage.committedRow = committed
-        storage.unloadedSlots = unloaded
+        if !unloaded.isEmpty || !storage.unloadedSlots.isEmpty { storage.unloadedSlots = unloaded }
         storage.primaryKey = row.primaryKey
         storage.version = row.version
-        storage.dirtyRelationships.removeAll()
+        if !storage.dirtyRelationships.isEmpty { storage.dirtyRelationships.removeAll() }
     }
 
     func materializeAny(_ type: any PersistentModel.Type, from row: FetchedRow, layout: EntityLayout) throws -> any PersistentModel {
