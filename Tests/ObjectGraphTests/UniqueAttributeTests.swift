@@ -14,7 +14,47 @@ import XCTest
     init(title: String) { self.title = title }
 }
 
+/// Two unique attributes: an insert may collide on either.
+@Model final class Subscriber {
+    @Attribute(.unique) var email: String
+    @Attribute(.unique) var handle: String
+    var name: String
+    init(email: String, handle: String, name: String) {
+        self.email = email
+        self.handle = handle
+        self.name = name
+    }
+}
+
 final class UniqueAttributeTests: StoreTestCase {
+    func testAnInsertThatCollidesOnAnyUniqueAttributeTakesOverThatRow() throws {
+        let container = try makeContainer(Subscriber.self)
+        do {
+            let context = ModelContext(container)
+            context.insert(Subscriber(email: "ada@example.com", handle: "ada", name: "Ada"))
+            context.insert(Subscriber(email: "alan@example.com", handle: "alan", name: "Alan"))
+            try context.save()
+        }
+        let context = ModelContext(container)
+        // The same handle as Ada's, a new e-mail; then a new handle with Alan's e-mail; then a new account.
+        let renamed = Subscriber(email: "countess@example.com", handle: "ada", name: "Countess")
+        let moved = Subscriber(email: "alan@example.com", handle: "turing", name: "Turing")
+        let new = Subscriber(email: "grace@example.com", handle: "grace", name: "Grace")
+        for account in [renamed, moved, new] { context.insert(account) }
+        try context.save()
+
+        let rows = try rawRows("SELECT _pk, email, handle, name FROM Subscriber ORDER BY _pk")
+        // The first two took over rows 1 and 2. Keys are never reused (AUTOINCREMENT), and an insert
+        // that collided has drawn one, so the new row's key is past 3: a gap, as a deletion leaves.
+        XCTAssertEqual(rows.map { $0["_pk"] as Int64 }.prefix(2), [1, 2])
+        XCTAssertGreaterThanOrEqual(rows.last?["_pk"] as Int64? ?? 0, 3)
+        XCTAssertEqual(rows.map { $0["email"] as String }, ["countess@example.com", "alan@example.com", "grace@example.com"])
+        XCTAssertEqual(rows.map { $0["handle"] as String }, ["ada", "turing", "grace"])
+        XCTAssertEqual(rows.map { $0["name"] as String }, ["Countess", "Turing", "Grace"])
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Subscriber>(sortBy: [SortDescriptor(\.handle)]))
+        XCTAssertEqual(saved.map(\.persistentModelID), [renamed, new, moved].map(\.persistentModelID))
+    }
+
     func testADuplicateReplacesTheSavedRowsToManyRelationship() throws {
         let container = try makeContainer(Playlist.self)
         do {

@@ -520,7 +520,20 @@ final class SQLiteStore: @unchecked Sendable {
                             laterReferences.append((insert.storage, slot, target))
                         }
                     }
-                    if let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) {
+                    // The row goes in unless it collides with a saved one on a unique attribute
+                    // (`ON CONFLICT DO NOTHING`), which it then takes over: asking first cost a
+                    // query for every insert, and collisions are rare.
+                    if try insertRow(layout, values: values, in: db) {
+                        let key = db.lastInsertedRowID
+                        result.insertOutcomes.append(.inserted(key))
+                        assignedKeys[ObjectIdentifier(insert.storage)] = key
+                        if fullTextIndexes[layout.name] != nil { outOfFullTextIndex.insert([key], of: layout.name) }
+                    } else {
+                        guard let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) else {
+                            throw SwiftDataError(
+                                .storeFailure, "a new \(layout.name) collided with a saved row that no unique attribute names",
+                                entity: layout.name)
+                        }
                         droppedFiles += try externalFileNames(of: layout, keys: [existing], in: db)
                         if !outOfFullTextIndex.contains(existing, of: layout.name) {
                             try fullTextIndexes[layout.name]?.remove(keys: [existing], in: db)
@@ -533,12 +546,6 @@ final class SQLiteStore: @unchecked Sendable {
                             db.cachedStatement(sql: "SELECT \"_version\" FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
                             arguments: [existing]) ?? 1
                         assignedKeys[ObjectIdentifier(insert.storage)] = existing
-                    } else {
-                        try insertRow(layout, values: values, in: db)
-                        let key = db.lastInsertedRowID
-                        result.insertOutcomes.append(.inserted(key))
-                        assignedKeys[ObjectIdentifier(insert.storage)] = key
-                        if fullTextIndexes[layout.name] != nil { outOfFullTextIndex.insert([key], of: layout.name) }
                     }
                 }
                 for reference in laterReferences {
@@ -774,18 +781,23 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    private func insertRow(_ layout: EntityLayout, values: [DatabaseValue], in db: Database) throws {
+    /// Inserts a row; false when it collided with a saved row on a unique attribute and was not inserted.
+    private func insertRow(_ layout: EntityLayout, values: [DatabaseValue], in db: Database) throws -> Bool {
         let sql = insertSQLByEntity[layout.name] ?? Self.insertSQL(of: layout)
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(columnValues: values))
+        return db.changesCount > 0
     }
 
     /// The INSERT of a whole row, made once per entity: a save of many rows looks it up per row.
+    /// With unique attributes, a collision inserts nothing (and raises no error): the save then
+    /// finds the row it collided with. Other constraints (NOT NULL) still fail the statement.
     static func insertSQL(of layout: EntityLayout) -> String {
         let columns = layout.storedColumnSlots.map(\.name.quotedIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: layout.storedColumnSlots.count).joined(separator: ", ")
+        let onCollision = layout.storedColumnSlots.contains(where: \.isUnique) ? " ON CONFLICT DO NOTHING" : ""
         return layout.storedColumnSlots.isEmpty
             ? "INSERT INTO \(layout.name.quotedIdentifier) DEFAULT VALUES"
-            : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))"
+            : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))\(onCollision)"
     }
 
     /// Deletes a row and every join-table row that refers to it.
