@@ -372,17 +372,24 @@ public final class ModelContext: Equatable {
     /// Two pending inserts with the same unique value would both hit the unique index; as an upsert
     /// would, the later insert's values go to the earlier model and the later one is dropped.
     private func mergePendingUniqueCollisions() {
-        var firstByUniqueValue: [String: [DatabaseValue: ModelStorage]] = [:]
+        /// A unique attribute of an entity. Not its name: building "Entity.attribute" for every insert
+        /// of a large save cost more than the lookup.
+        struct UniqueAttribute: Hashable {
+            let entity: ObjectIdentifier
+            let slot: Int
+        }
+        var firstByUniqueValue: [UniqueAttribute: [DatabaseValue: ModelStorage]] = [:]
         for key in insertionOrder {
             guard let model = inserted[key] else { continue }
             let storage = model.storage
-            guard storage.layout.columnSlots.contains(where: \.isUnique) else { continue }
+            let uniqueSlots = storage.layout.uniqueColumnSlots
+            guard !uniqueSlots.isEmpty else { continue }
             storage.pullInstanceStoredValues()
             var collided: ModelStorage?
-            for slot in storage.layout.columnSlots where slot.isUnique {
+            for slot in uniqueSlots {
                 guard let slotCodec = slot.codec,
                       let value = try? slotCodec.encode(storage.values[slot.index]), value != .null else { continue }
-                let bucket = "\(storage.layout.name).\(slot.name)"
+                let bucket = UniqueAttribute(entity: ObjectIdentifier(storage.layout), slot: slot.index)
                 if let earlier = firstByUniqueValue[bucket]?[value] {
                     collided = earlier
                     break

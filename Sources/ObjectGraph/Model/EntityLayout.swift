@@ -183,6 +183,8 @@ final class EntityLayout: @unchecked Sendable {
     let foreignKeySlots: [PropertySlot]
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
+    /// Attributes marked `.unique`, each with a unique index on its column.
+    let uniqueColumnSlots: [PropertySlot]
     /// `storedColumnSlots`, each with how its column is read.
     let columnReaders: [ColumnReader]
     let toManySlots: [PropertySlot]
@@ -210,6 +212,7 @@ final class EntityLayout: @unchecked Sendable {
         self.foreignKeySlots = slots.filter(\.isForeignKey)
         self.storedColumnSlots = columnSlots + foreignKeySlots
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
+        self.uniqueColumnSlots = columnSlots.filter(\.isUnique)
         self.toManySlots = slots.filter(\.isToMany)
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
         self.indexes = Self.resolveIndexes(
