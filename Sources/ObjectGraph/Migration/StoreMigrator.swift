@@ -145,7 +145,6 @@ struct StoreMigrator {
     // MARK: Running
 
     private func run(_ steps: [Step], from start: StoredSchema) throws {
-        let fileManager = FileManager.default
         let working = url.appendingPathExtension("migrating")
         let backup = url.deletingLastPathComponent()
             .appendingPathComponent("\(url.lastPathComponent).\(start.version)-\(Self.timestamp()).backup")

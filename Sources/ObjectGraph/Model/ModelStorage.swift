@@ -104,8 +104,8 @@ class ModelStorage {
         do {
             guard let row = try store.fetchRows(layout, query: query).first else { return }
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
-            for (position, slot) in layout.storedColumnSlots.enumerated() where unloadedSlots.contains(slot.index) {
-                values[slot.index] = try store.read(row.columns[position], of: slot, for: self, rowKey: primaryKey, committed: &committed)
+            for slot in layout.storedColumnSlots where unloadedSlots.contains(slot.index) {
+                values[slot.index] = try store.read(row.valuesBySlot[slot.index], of: slot, for: self, rowKey: primaryKey, committed: &committed)
             }
             committedRow = committed
             unloadedSlots.removeAll()

@@ -145,13 +145,16 @@ final class SQLiteStore: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// One stored row: its key and its column values, in the order of `layout.storedColumnSlots`.
+    /// One stored row: its key and its column values.
     struct FetchedRow {
         let primaryKey: Int64
         /// The row's `_version`, which each update increments: a context that read an older version
         /// cannot overwrite a newer one.
         let version: Int64
-        let columns: [DatabaseValue]
+        /// The column values by slot index (`.null` for slots without a column), the shape of a
+        /// storage's committed row: a model made from the row shares this array as its committed row
+        /// rather than copying it column by column.
+        let valuesBySlot: [DatabaseValue]
     }
 
     /// The primary key and stored columns of an entity's table under an alias, in `FetchedRow` order.
@@ -174,7 +177,8 @@ final class SQLiteStore: @unchecked Sendable {
     func readRows(
         _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
     ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
-        let columnCount = layout.storedColumnSlots.count
+        let slotIndexes = layout.storedColumnSlots.map(\.index)
+        let slotCount = layout.slots.count
         return try writer.read { db in
             let statement = try db.cachedStatement(sql: sql)
             var rows: [(leading: [DatabaseValue], row: FetchedRow)] = []
@@ -188,10 +192,11 @@ final class SQLiteStore: @unchecked Sendable {
                 let leading: [DatabaseValue] = leadingColumns == 0 ? [] : (0..<leadingColumns).map(value(at:))
                 let primaryKey = Int64(sqliteStatement: sqliteStatement, index: CInt(leadingColumns))
                 let version = Int64(sqliteStatement: sqliteStatement, index: CInt(leadingColumns + 1))
-                var values: [DatabaseValue] = []
-                values.reserveCapacity(columnCount)
-                for index in 0..<columnCount { values.append(value(at: leadingColumns + 2 + index)) }
-                rows.append((leading, FetchedRow(primaryKey: primaryKey, version: version, columns: values)))
+                var values = [DatabaseValue](repeating: .null, count: slotCount)
+                for (position, slotIndex) in slotIndexes.enumerated() {
+                    values[slotIndex] = value(at: leadingColumns + 2 + position)
+                }
+                rows.append((leading, FetchedRow(primaryKey: primaryKey, version: version, valuesBySlot: values)))
             }
             return rows
         }
@@ -318,20 +323,22 @@ final class SQLiteStore: @unchecked Sendable {
     /// The values are built in a local array and stored once: writing each slot of the storage's
     /// array in place made the runtime check exclusive access to the property for every column.
     func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
-        var committed = [DatabaseValue](repeating: .null, count: layout.slots.count)
+        // The committed row is the fetched one, shared: only a column whose committed value differs
+        // from what was read (an external file's inline form) makes it a copy of its own.
+        var committed = row.valuesBySlot
         // A new storage (most fills) has nothing to clear: writing a property costs an access check.
         if !storage.committedExternalFiles.isEmpty { storage.committedExternalFiles = [:] }
         if !storage.committedToMany.isEmpty { storage.committedToMany = [:] }
         var values = storage.values
         storage.values = []
         if values.count != layout.slots.count { values = Array(repeating: UnsetValue(), count: layout.slots.count) }
-        for (position, reader) in layout.columnReaders.enumerated() {
+        for reader in layout.columnReaders {
             let index = reader.slot.index
             if !unloaded.isEmpty, unloaded.contains(index) {
                 values[index] = UnloadedValue()
                 continue
             }
-            let stored = row.columns[position]
+            let stored = row.valuesBySlot[index]
             do {
                 switch reader.kind {
                 case .inline(let decode):
@@ -340,10 +347,8 @@ final class SQLiteStore: @unchecked Sendable {
                     } catch let error as SwiftDataError {
                         throw error.located(entity: layout.name, property: reader.slot.name)
                     }
-                    committed[index] = stored
                 case .foreignKey:
                     values[index] = ModelContext.foreignKeyValue(stored, slot: reader.slot)
-                    committed[index] = stored
                 case .general:
                     values[index] = try read(stored, of: reader.slot, for: storage, rowKey: row.primaryKey, committed: &committed)
                 }
