@@ -251,6 +251,46 @@ final class IndexTests: StoreTestCase {
                        "an index needs no migration, so no backup is made")
     }
 
+    /// A join table is indexed by destination then source, which replaces the index on the destination
+    /// alone that stores written before have, with planner statistics where the store keeps them.
+    func testAJoinTableIsIndexedByDestinationThenSourceInStoresWrittenBefore() throws {
+        do {
+            let context = ModelContext(try open(Playlist.self, Song.self))
+            for name in ["road", "rain", "night"] {
+                let playlist = Playlist(name: name)
+                playlist.songs = [Song(title: "\(name) 1"), Song(title: "\(name) 2")]
+                context.insert(playlist)
+            }
+            try context.save()
+        }
+        func indexes() throws -> [String: [String]] {
+            let queue = try DatabaseQueue(path: storeURL.path)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                var result: [String: [String]] = [:]
+                for index in try db.indexes(on: "_Playlist_songs") where index.origin == .createIndex {
+                    result[index.name] = index.columns
+                }
+                return result
+            }
+        }
+        XCTAssertEqual(try indexes(), ["_Playlist_songs_destination_source": ["destination", "source"]])
+
+        // As a store written before looks: the index on the destination alone, and statistics.
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: #"DROP INDEX "_Playlist_songs_destination_source""#)
+            try db.execute(sql: #"CREATE INDEX "_Playlist_songs_destination" ON "_Playlist_songs"("destination")"#)
+            try db.execute(sql: "ANALYZE")
+        }
+        let context = ModelContext(try open(Playlist.self, Song.self))
+        XCTAssertEqual(try indexes(), ["_Playlist_songs_destination_source": ["destination", "source"]])
+        let analyzed = try rawRows("SELECT idx FROM sqlite_stat1 WHERE tbl = '_Playlist_songs'").map { $0["idx"] as String? }
+        XCTAssertTrue(analyzed.contains("_Playlist_songs_destination_source"), "\(analyzed)")
+        XCTAssertFalse(analyzed.contains("_Playlist_songs_destination"), "the old index's statistics went with it: \(analyzed)")
+        let playlists = try context.fetch(FetchDescriptor<Playlist>(sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(playlists.map { $0.songs.map(\.title) }, [["night 1", "night 2"], ["rain 1", "rain 2"], ["road 1", "road 2"]])
+    }
+
     func testAnIndexNoLongerDeclaredIsDroppedButOtherIndexesStay() throws {
         _ = try open(IndexedJots.Jot.self)
         try DatabaseQueue(path: storeURL.path).write { db in

@@ -105,8 +105,22 @@ struct StoreSchemaWriter {
                 "position" INTEGER NOT NULL DEFAULT 0, "inversePosition" INTEGER,
                 PRIMARY KEY ("source", "destination"))
             """)
-        let index = "\(name)_destination".quotedIdentifier
-        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(name.quotedIdentifier)(\"destination\")")
+        // The other side's key with the owner's: loading the other side, counting per destination and
+        // a relationship condition probed for one destination (snippets with a tag) read the pairs
+        // from this index alone, and the probes of one destination stay in its part of the index,
+        // where those through the primary key jump across all of it. With both tags of a two-tag
+        // filter, the newest page's query went from 4–7 ms to 3 ms in `sqlite3` on 100,000 snippets.
+        let index = "\(name)_destination_source"
+        let isNew = try !db.indexes(on: name).contains { $0.name == index }
+        try db.execute(sql: """
+            CREATE INDEX IF NOT EXISTS \(index.quotedIdentifier) ON \(name.quotedIdentifier)("destination", "source")
+            """)
+        // The index before, on the destination alone, which this one covers.
+        try db.execute(sql: "DROP INDEX IF EXISTS \("\(name)_destination".quotedIdentifier)")
+        // SQLite prefers the primary key for those probes unless the new index has statistics too.
+        if isNew, try db.tableExists("sqlite_stat1") {
+            try db.execute(sql: "ANALYZE \(index.quotedIdentifier)")
+        }
     }
 
     /// Strings, data and values stored as JSON can be long; enums with a raw value are short.
