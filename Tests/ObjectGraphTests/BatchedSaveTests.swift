@@ -160,4 +160,27 @@ final class BatchedSaveTests: StoreTestCase {
         let freshSalt = try XCTUnwrap(fresh.fetch(FetchDescriptor<Ingredient>(predicate: #Predicate { $0.name == "Salt" })).first)
         XCTAssertEqual(freshSalt.recipes.map(\.name), ["Stew", "Soup"])
     }
+
+    /// Deleting all data empties the join tables and full-text indexes with the rows: they were left
+    /// behind, join rows naming rows that no longer exist, and index entries for text that was gone.
+    func testDeleteAllDataLeavesNoJoinRowsOrFullTextEntries() throws {
+        let container = try makeContainer(Article.self, Playlist.self, Song.self)
+        let context = ModelContext(container)
+        for index in 0..<5 { context.insert(Article(title: "Note \(index)", body: "apple")) }
+        let mix = Playlist(name: "mix")
+        mix.songs = [Song(title: "a"), Song(title: "b")]
+        context.insert(mix)
+        try context.save()
+        XCTAssertEqual(try rawRows("SELECT COUNT(*) AS n FROM _Playlist_songs").first?["n"] as Int?, 2)
+
+        container.deleteAllData()
+        XCTAssertEqual(try rawRows("SELECT COUNT(*) AS n FROM _Playlist_songs").first?["n"] as Int?, 0)
+        try assertFullTextIndexIsConsistent("_fts_Article")
+        let fresh = ModelContext(container)
+        XCTAssertEqual(try fresh.search(Article.self, for: "apple").totalCount, 0)
+        fresh.insert(Article(title: "Pear", body: "apple again"))
+        try fresh.save()
+        XCTAssertEqual(try titles(fresh, "apple"), ["Pear"])
+        try assertFullTextIndexIsConsistent("_fts_Article")
+    }
 }

@@ -874,8 +874,18 @@ final class SQLiteStore: @unchecked Sendable {
     func deleteAllData() throws {
         defer { aggregateCache.storeDidChange() }
         try writer.write { db in
+            // The full-text indexes and join tables go with the rows: left behind, an index held
+            // entries for text that was gone (FTS5's integrity check failed) and join tables named
+            // rows that no longer exist.
+            for index in fullTextIndexes.values {
+                let table = index.tableName.quotedIdentifier
+                try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES('delete-all')")
+            }
             for entity in schema.entities {
                 try db.execute(sql: "DELETE FROM \(entity.name.quotedIdentifier)")
+            }
+            for table in Set(joinTableColumnsByEntity.values.joined().map(\.table)) {
+                try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
             }
         }
         externalStorage?.removeAll()
