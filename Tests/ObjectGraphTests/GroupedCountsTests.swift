@@ -42,6 +42,38 @@ final class GroupedCountsTests: StoreTestCase {
         XCTAssertEqual(byName(try context.counts(ofEach: \SnippetItem.tags, where: #Predicate { $0.title == "e" })), [:])
     }
 
+    /// When most owners match, the counts are every join row's less those of the owners that do not.
+    func testCountsOfMostOwnersAreEveryCountLessTheOthers() throws {
+        var counts: [PersistentIdentifier: Int] = [:]
+        let broad = try selects(in: container) {
+            counts = try context.counts(ofEach: \SnippetItem.tags, where: #Predicate { $0.title != "e" })
+        }
+        XCTAssertEqual(byName(counts), ["swift": 3, "sql": 2])
+        XCTAssertTrue(broad.contains { $0.contains("NOT COALESCE") }, "\(broad)")
+
+        let narrow = try selects(in: container) {
+            counts = try context.counts(ofEach: \SnippetItem.tags, where: #Predicate { $0.title == "a" })
+        }
+        XCTAssertEqual(byName(counts), ["swift": 1, "sql": 1])
+        XCTAssertFalse(narrow.contains { $0.contains("NOT COALESCE") }, "few owners match: counted directly")
+
+        // Conditions an item without a folder can make NULL in SQL (the first: `nil == false` is false
+        // in Swift, NULL in SQL), each compared with the models. Most items match each of them.
+        let predicates: [Predicate<SnippetItem>] = [
+            #Predicate { $0.folder?.name.contains("x") == false },
+            #Predicate { $0.folder?.name != "home" },
+            #Predicate { $0.folder?.name == "work" || $0.title != "c" },
+            #Predicate { $0.folder?.name != "nowhere" },
+        ]
+        for predicate in predicates {
+            var expected: [String: Int] = [:]
+            for item in try context.fetch(FetchDescriptor<SnippetItem>()) where try predicate.evaluate(item) {
+                for tag in item.tags { expected[tag.name, default: 0] += 1 }
+            }
+            XCTAssertEqual(byName(try ModelContext(container).counts(ofEach: \SnippetItem.tags, where: predicate)), expected)
+        }
+    }
+
     func testCountsFollowSavesAndDeletes() throws {
         let b = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "b" })).first)
         b.tags.append(try XCTUnwrap(tags["unused"]))
