@@ -2,6 +2,19 @@ import Foundation
 @testable import ObjectGraph
 import XCTest
 
+/// Searchable, with labels: counts per label of the dishes a word finds.
+@Model final class Dish {
+    @Attribute(.spotlight) var title: String
+    var labels: [DishLabel] = []
+    init(title: String) { self.title = title }
+}
+
+@Model final class DishLabel {
+    @Attribute(.unique) var name: String
+    var dishes: [Dish] = []
+    init(name: String) { self.name = name }
+}
+
 /// `counts(ofEach:)`: how many models match, per related model of a to-many relationship.
 final class GroupedCountsTests: StoreTestCase {
     private var container: ModelContainer!
@@ -90,5 +103,38 @@ final class GroupedCountsTests: StoreTestCase {
         let home = Set(items.filter { $0.folder?.name == "home" }.map(\.persistentModelID))
         XCTAssertEqual(Set(counts.keys), home)
         XCTAssertEqual(Set(counts.values), [1])
+    }
+
+    /// Counts per label of what a word finds, when most dishes have it: kept, they follow a save
+    /// with each changed row's match tested by rowid, not with the word's whole set of hits.
+    func testCountsOfASearchMostRowsMatchFollowSavesRowByRow() throws {
+        let container = try makeContainer(Dish.self, DishLabel.self)
+        let writer = ModelContext(container)
+        let quick = DishLabel(name: "quick"), cheap = DishLabel(name: "cheap")
+        for index in 0..<8 {
+            let dish = Dish(title: index < 7 ? "soup \(index)" : "bread")
+            dish.labels = index % 2 == 0 ? [quick] : [quick, cheap]
+            writer.insert(dish)
+        }
+        try writer.save()
+        let reader = ModelContext(container)
+        func named(_ counts: [PersistentIdentifier: Int]) -> [String: Int] {
+            [quick, cheap].reduce(into: [:]) { result, label in result[label.name] = counts[label.persistentModelID] }
+        }
+        let first = try selects(in: container) {
+            XCTAssertEqual(named(try reader.counts(ofEach: \Dish.labels, matching: "soup")), ["quick": 7, "cheap": 3])
+        }
+        XCTAssertTrue(first.contains { $0.contains("NOT COALESCE") }, "most dishes match: \(first)")
+
+        let soup = try XCTUnwrap(writer.fetch(FetchDescriptor<Dish>(predicate: #Predicate { $0.title == "soup 0" })).first)
+        // A new label, and a new title that still has the word: the counts of the word follow both.
+        soup.labels.append(cheap)
+        soup.title = "soup of the day"
+        let saving = try container.store.sqlLog.statements(during: { try writer.save() })
+        XCTAssertFalse(saving.contains { $0.contains("IN (SELECT rowid FROM") }, "a save tests its rows' match one by one: \(saving)")
+        let after = try selects(in: container) {
+            XCTAssertEqual(named(try reader.counts(ofEach: \Dish.labels, matching: "soup")), ["quick": 7, "cheap": 4])
+        }
+        XCTAssertFalse(after.contains { $0.contains("COUNT(") }, "the kept counts followed the save: \(after)")
     }
 }
