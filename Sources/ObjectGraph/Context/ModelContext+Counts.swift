@@ -168,20 +168,7 @@ extension ModelContext {
         condition: SQLFragment, rowCondition: String
     ) throws -> [(DatabaseValue, Int)]? {
         let total = try store.count(layout, condition: nil)
-        let matching: Int
-        if condition.sql.isEmpty {
-            matching = total
-        } else {
-            let countSQL = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier) WHERE \(condition.sql)"
-            matching = try store.aggregateCache.value(sql: countSQL, arguments: condition.arguments, upkeep: CountUpkeep.total(
-                entity: layout.name,
-                restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) WHERE \(rowCondition)",
-                arguments: condition.arguments)) {
-                try store.writer.read { db in
-                    try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: condition.arguments)) ?? 0
-                }
-            }
-        }
+        let matching = condition.sql.isEmpty ? total : try store.count(layout, condition: condition, rowCondition: rowCondition)
         guard matching * 2 > total else { return nil }
         let group = "\"g\".\(groupColumn.quotedIdentifier)"
         let owner = "\"g\".\(ownerColumn.quotedIdentifier)"

@@ -83,7 +83,7 @@ struct ColumnReader {
         case inline((DatabaseValue) throws -> Any)
         /// The related row's key: the slot holds a fault.
         case foreignKey
-        /// Anything else (external storage): `SQLiteStore.read(_:of:for:rowKey:committed:)`.
+        /// Anything else (external storage): decoded through `SQLiteStore.decodeColumn`.
         case general
     }
 

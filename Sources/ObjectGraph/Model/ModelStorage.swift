@@ -104,8 +104,10 @@ class ModelStorage {
         do {
             guard let row = try store.fetchRows(layout, query: query).first else { return }
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
-            for slot in layout.storedColumnSlots where unloadedSlots.contains(slot.index) {
-                values[slot.index] = try store.read(row.valuesBySlot[slot.index], of: slot, for: self, rowKey: primaryKey, committed: &committed)
+            for reader in layout.columnReaders where unloadedSlots.contains(reader.slot.index) {
+                let index = reader.slot.index
+                committed[index] = row.valuesBySlot[index]
+                values[index] = try store.read(row.valuesBySlot[index], with: reader, for: self, rowKey: primaryKey, committed: &committed)
             }
             committedRow = committed
             unloadedSlots.removeAll()

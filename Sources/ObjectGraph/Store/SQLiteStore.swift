@@ -209,13 +209,18 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    func count(_ layout: EntityLayout, condition: SQLFragment?) throws -> Int {
+    /// The rows that match `condition`, kept until a save changes what it reads, or brought up to
+    /// date by the save. `rowCondition`, when given, is the same condition tested on one row at a
+    /// time, with the same arguments (a full-text match by rowid rather than the set of every hit),
+    /// for that upkeep over a save's rows.
+    func count(_ layout: EntityLayout, condition: SQLFragment?, rowCondition: String? = nil) throws -> Int {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
         let arguments = condition?.arguments ?? []
         let upkeep = CountUpkeep.total(
             entity: layout.name,
-            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name))" + (condition.map { " WHERE \($0.sql)" } ?? ""),
+            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name))"
+                + ((rowCondition ?? condition?.sql).map { " WHERE \($0)" } ?? ""),
             arguments: arguments)
         return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep) {
             try writer.read { db in
@@ -292,30 +297,30 @@ final class SQLiteStore: @unchecked Sendable {
         return object
     }
 
-    /// Decodes one stored column into its slot's value (a fault for a to-one relationship), and sets
-    /// the column's committed value, as the next save diffs against it.
+    /// Decodes one stored column into its slot's value (a fault for a to-one relationship).
+    ///
+    /// `committed` must already hold what was read (`FetchedRow.valuesBySlot`), which is the
+    /// committed value of every column kept inline; only an external file's column changes it, to
+    /// its inline form. Writing the others again would copy a committed row shared with the fetch.
     func read(
-        _ stored: DatabaseValue, of slot: PropertySlot, for storage: ModelStorage, rowKey: Int64?, committed: inout [DatabaseValue]
+        _ stored: DatabaseValue, with reader: ColumnReader, for storage: ModelStorage, rowKey: Int64?,
+        committed: inout [DatabaseValue]
     ) throws -> Any {
-        if slot.isForeignKey {
-            committed[slot.index] = stored
-            return ModelContext.foreignKeyValue(stored, slot: slot)
-        }
-        if !slot.isExternalStorage, let codec = slot.codec {
-            // Most columns hold their value inline: decode it straight into the slot.
-            let value: Any
+        switch reader.kind {
+        case .inline(let decode):
             do {
-                value = try codec.decode(stored)
+                return try decode(stored)
             } catch let error as SwiftDataError {
-                throw error.located(entity: storage.layout.name, property: slot.name)
+                throw error.located(entity: storage.layout.name, property: reader.slot.name)
             }
-            committed[slot.index] = stored
-            return value
+        case .foreignKey:
+            return ModelContext.foreignKeyValue(stored, slot: reader.slot)
+        case .general:
+            let decoded = try decodeColumn(stored, slot: reader.slot, entity: storage.layout.name, rowKey: rowKey)
+            committed[reader.slot.index] = decoded.inline
+            if let file = decoded.externalFile { storage.committedExternalFiles[reader.slot.index] = file }
+            return decoded.value
         }
-        let decoded = try decodeColumn(stored, slot: slot, entity: storage.layout.name, rowKey: rowKey)
-        committed[slot.index] = decoded.inline
-        if let file = decoded.externalFile { storage.committedExternalFiles[slot.index] = file }
-        return decoded.value
     }
 
     /// Sets a storage's values, committed row and version from a row read from the store.
@@ -338,20 +343,8 @@ final class SQLiteStore: @unchecked Sendable {
                 values[index] = UnloadedValue()
                 continue
             }
-            let stored = row.valuesBySlot[index]
             do {
-                switch reader.kind {
-                case .inline(let decode):
-                    do {
-                        values[index] = try decode(stored)
-                    } catch let error as SwiftDataError {
-                        throw error.located(entity: layout.name, property: reader.slot.name)
-                    }
-                case .foreignKey:
-                    values[index] = ModelContext.foreignKeyValue(stored, slot: reader.slot)
-                case .general:
-                    values[index] = try read(stored, of: reader.slot, for: storage, rowKey: row.primaryKey, committed: &committed)
-                }
+                values[index] = try read(row.valuesBySlot[index], with: reader, for: storage, rowKey: row.primaryKey, committed: &committed)
             } catch {
                 storage.values = values
                 throw error
@@ -799,7 +792,7 @@ final class SQLiteStore: @unchecked Sendable {
     static func insertSQL(of layout: EntityLayout) -> String {
         let columns = layout.storedColumnSlots.map(\.name.quotedIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: layout.storedColumnSlots.count).joined(separator: ", ")
-        let onCollision = layout.storedColumnSlots.contains(where: \.isUnique) ? " ON CONFLICT DO NOTHING" : ""
+        let onCollision = layout.uniqueColumnSlots.isEmpty ? "" : " ON CONFLICT DO NOTHING"
         return layout.storedColumnSlots.isEmpty
             ? "INSERT INTO \(layout.name.quotedIdentifier) DEFAULT VALUES"
             : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))\(onCollision)"
