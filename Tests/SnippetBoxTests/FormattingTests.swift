@@ -20,4 +20,16 @@ final class FormattingTests: XCTestCase {
         let manyLines = (1...5_000).map { "line \($0)" }.joined(separator: "\n")
         XCTAssertEqual(Formatting.excerpt(manyLines), "line 1 line 2 line 3")
     }
+
+    func testAnIDStringIsTheUUIDStringFoundationWrites() {
+        let edges = [
+            UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
+            UUID(uuid: (0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xF0, 0x0F, 0x10, 0x9A, 0xA9, 0x5C, 0xC5, 0x7E)),
+        ]
+        for id in edges + (0..<1_000).map({ _ in UUID() }) {
+            XCTAssertEqual(id.idString, id.uuidString)
+        }
+        XCTAssertEqual(edges[2].idString, "01234567-89AB-CDEF-F00F-109AA95CC57E")
+    }
 }

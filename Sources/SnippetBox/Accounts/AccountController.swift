@@ -111,7 +111,7 @@ struct AccountController {
     }
 
     /// A bcrypt hash of a random password nobody knows, checked against when the name is unknown.
-    private static let unknownAccountHash = (try? Bcrypt.hash(UUID().uuidString, cost: 12)) ?? ""
+    private static let unknownAccountHash = (try? Bcrypt.hash(UUID().idString, cost: 12)) ?? ""
 
     /// Where to go after logging in: only a path of this site, never another origin.
     private func safeNext(_ next: String) -> String? {
@@ -196,7 +196,7 @@ struct AccountController {
     private func renderUsersPage(_ req: Request, newUsername: String, errors: [String: String]) async throws -> View {
         let you = req.account?.id
         let rows = req.application.accounts.all.map { account in
-            UsersPage.Row(id: account.id.uuidString, username: account.username, isAdmin: account.isAdmin,
+            UsersPage.Row(id: account.id.idString, username: account.username, isAdmin: account.isAdmin,
                           created: Formatting.displayDate(account.createdAt), isYou: account.id == you)
         }
         let sidebar = try await req.store.read { try Presenter(context: $0).sidebar(current: "") }

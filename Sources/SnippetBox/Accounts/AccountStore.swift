@@ -108,7 +108,7 @@ public final class AccountStore: Sendable {
                 throw AccountError(field: "username", message: "There is already an account named “\(name)”.")
             }
             let id = UUID()
-            let file = existing.isEmpty ? AppSettings.firstLibraryFileName : "libraries/\(id.uuidString).store"
+            let file = existing.isEmpty ? AppSettings.firstLibraryFileName : "libraries/\(id.idString).store"
             let account = Account(username: name, passwordHash: passwordHash, isAdmin: isAdmin, libraryFileName: file)
             account.uuid = id
             context.insert(account)

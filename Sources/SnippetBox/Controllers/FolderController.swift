@@ -11,7 +11,7 @@ struct FolderController: RouteCollection {
         folders.get(use: index)
         folders.post(use: create)
         folders.group(":id") { folder in
-            folder.get { req in req.redirect(to: "\(settings.basePath)/snippets?folder=\(try folderID(req).uuidString)") }
+            folder.get { req in req.redirect(to: "\(settings.basePath)/snippets?folder=\(try folderID(req).idString)") }
             folder.get("edit", use: editForm)
             folder.post(use: rename)
             folder.get("delete", use: confirmDelete)
@@ -83,8 +83,8 @@ struct FolderController: RouteCollection {
     private func editPage(_ req: Request, id: UUID, name: String?, error: String?) async throws -> View {
         let (sidebar, page) = try await req.store.read { context in
             let folder = try Lookup.existingFolder(id, in: context)
-            return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
-                    FolderEditPage(id: id.uuidString, name: name ?? folder.name, error: error))
+            return (try Presenter(context: context).sidebar(current: "folder:\(id.idString)"),
+                    FolderEditPage(id: id.idString, name: name ?? folder.name, error: error))
         }
         return try await req.renderPage("folder-edit", PageContext(
             req, title: "Rename folder", flash: nil, sidebar: sidebar, content: page))
@@ -118,8 +118,8 @@ struct FolderController: RouteCollection {
             let folder = try Lookup.existingFolder(id, in: context)
             let folderKey = folder.persistentModelID
             let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.folder?.persistentModelID == folderKey && $0.deletedAt == nil }))
-            return (try Presenter(context: context).sidebar(current: "folder:\(id.uuidString)"),
-                    FolderDeletePage(id: id.uuidString, name: folder.name, count: count))
+            return (try Presenter(context: context).sidebar(current: "folder:\(id.idString)"),
+                    FolderDeletePage(id: id.idString, name: folder.name, count: count))
         }
         return try await req.renderPage("folder-delete", PageContext(
             req, title: "Delete folder “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))

@@ -52,7 +52,8 @@ struct SnippetController: RouteCollection {
                 }
                 selectedDetail = presenter.detail(snippet)
             }
-            let results = try SnippetList(query: query, context: context).load()
+            let foldersAndTags = try FoldersAndTags(context: context)
+            let results = try SnippetList(query: query, context: context, foldersAndTags: foldersAndTags).load()
             let rows = results.snippets.map { presenter.row($0.snippet, selectedID: selected, excerpts: $0.excerpts) }
             let isStoreEmpty = try rows.isEmpty && context.fetchCount(FetchDescriptor<Snippet>()) == 0
             let page = SnippetListPage(
@@ -61,7 +62,7 @@ struct SnippetController: RouteCollection {
                 // Only the shown snippet's "move to folder" menu lists the folders.
                 folderOptions: selectedDetail == nil ? [] : try presenter.folderOptions(selected: selectedDetail?.folderID),
                 form: results.form, pagination: results.pagination, isSearch: query.isSearch, hasRows: !rows.isEmpty)
-            return (try presenter.sidebar(current: query.sidebarKey), page)
+            return (try presenter.sidebar(current: query.sidebarKey, foldersAndTags: foldersAndTags), page)
         }
         var page = loaded
         page.formHTML = try await req.application.renderedFragments.html(
@@ -85,9 +86,9 @@ struct SnippetController: RouteCollection {
             let snippet = try Lookup.existingSnippet(id, in: context)
             let values = SnippetFormValues(
                 title: snippet.title, code: snippet.code, notes: snippet.notes, language: snippet.language.rawValue,
-                folder: snippet.folder?.uuid.uuidString ?? "", isFavorite: snippet.isFavorite,
+                folder: snippet.folder?.uuid.idString ?? "", isFavorite: snippet.isFavorite,
                 version: snippet.editVersion)
-            return (values, Set(snippet.tags.map(\.uuid.uuidString)), snippet.imageContentType != nil)
+            return (values, Set(snippet.tags.map(\.uuid.idString)), snippet.imageContentType != nil)
         }
         return try await formPage(req, id: id, values: values, checkedTags: tags, errors: [:], hasImage: hasImage)
     }
@@ -100,8 +101,8 @@ struct SnippetController: RouteCollection {
         let (sidebar, page) = try await req.store.read { context in
             let presenter = Presenter(context: context)
             let page = SnippetFormPage(
-                isNew: id == nil, id: id?.uuidString,
-                action: id.map { "\(settings.basePath)/snippets/\($0.uuidString)" } ?? "\(settings.basePath)/snippets",
+                isNew: id == nil, id: id?.idString,
+                action: id.map { "\(settings.basePath)/snippets/\($0.idString)" } ?? "\(settings.basePath)/snippets",
                 values: values, errors: errors,
                 languages: presenter.languageOptions(selected: values.language),
                 folders: try presenter.folderOptions(selected: values.folder),
@@ -130,7 +131,7 @@ struct SnippetController: RouteCollection {
             return snippet.uuid
         }
         req.flash("Snippet created.")
-        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
     }
 
     @Sendable func update(req: Request) async throws -> Response {
@@ -161,14 +162,14 @@ struct SnippetController: RouteCollection {
                 .encodeResponse(status: .conflict, for: req)
         }
         req.flash("Snippet saved.")
-        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
     }
 
     @Sendable func confirmDelete(req: Request) async throws -> View {
         let id = try snippetID(req)
         let (sidebar, page) = try await req.store.read { context in
             let snippet = try Lookup.existingSnippet(id, in: context)
-            return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.uuidString, title: snippet.title))
+            return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.idString, title: snippet.title))
         }
         return try await req.renderPage("snippet-delete", PageContext(
             req, title: "Delete “\(page.title)”?", flash: nil, sidebar: sidebar, content: page))
@@ -194,7 +195,7 @@ struct SnippetController: RouteCollection {
             return snippet.isFavorite
         }
         req.flash(isFavorite ? "Added to favorites." : "Removed from favorites.")
-        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)\(ListQuery(query: req.query).queryString())")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)\(ListQuery(query: req.query).queryString())")
     }
 
     struct MoveInput: Content {
@@ -220,7 +221,7 @@ struct SnippetController: RouteCollection {
             return folder.name
         }
         req.flash("Moved to \(folderName).")
-        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
     }
 
     // MARK: Files

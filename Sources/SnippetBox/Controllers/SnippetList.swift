@@ -8,6 +8,8 @@ import Vapor
 struct SnippetList {
     let query: ListQuery
     let context: ModelContext
+    /// The form's folder and tag choices, which the page's sidebar lists too.
+    let foldersAndTags: FoldersAndTags
 
     struct Results {
         let heading: String
@@ -79,17 +81,16 @@ struct SnippetList {
         let tagCounts = try counts({ try context.counts(ofEach: \Snippet.tags, where: $0, matching: $1) }, without: { $0.tags = [] })
         let languageCounts = try counts({ try context.counts(of: \Snippet.language, where: $0, matching: $1) }, without: { $0.language = nil })
 
-        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        let (folders, tags) = (foldersAndTags.folders, foldersAndTags.tags)
         var folderChoices = [ListForm.Choice(value: "", label: "Any folder", count: folderCounts.values.reduce(0, +), isSelected: query.folder == nil)]
         folderChoices.append(ListForm.Choice(value: "unfiled", label: "Unfiled", count: folderCounts[nil] ?? 0, isSelected: query.folder == "unfiled"))
         folderChoices += folders.map {
-            ListForm.Choice(value: $0.uuid.uuidString, label: $0.name, count: folderCounts[$0.persistentModelID] ?? 0,
-                            isSelected: query.folder == $0.uuid.uuidString)
+            ListForm.Choice(value: $0.uuid.idString, label: $0.name, count: folderCounts[$0.persistentModelID] ?? 0,
+                            isSelected: query.folder == $0.uuid.idString)
         }
-        let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
         let tagChoices = tags.map {
-            ListForm.Choice(value: $0.uuid.uuidString, label: $0.name, count: tagCounts[$0.persistentModelID] ?? 0,
-                            isSelected: query.tags.contains($0.uuid.uuidString), color: $0.color.hex)
+            ListForm.Choice(value: $0.uuid.idString, label: $0.name, count: tagCounts[$0.persistentModelID] ?? 0,
+                            isSelected: query.tags.contains($0.uuid.idString), color: $0.color.hex)
         }
         let languageChoices = [ListForm.Choice(value: "", label: "Any language", count: languageCounts.values.reduce(0, +), isSelected: query.language == nil)]
             + CodingLanguage.allCasesByName.compactMap { language in

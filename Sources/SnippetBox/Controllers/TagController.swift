@@ -11,7 +11,7 @@ struct TagController: RouteCollection {
         tags.get(use: index)
         tags.post(use: create)
         tags.group(":id") { tag in
-            tag.get { req in req.redirect(to: "\(settings.basePath)/snippets?tag=\(try tagID(req).uuidString)") }
+            tag.get { req in req.redirect(to: "\(settings.basePath)/snippets?tag=\(try tagID(req).idString)") }
             tag.get("edit", use: editForm)
             tag.post(use: update)
             tag.get("delete", use: confirmDelete)
@@ -89,9 +89,9 @@ struct TagController: RouteCollection {
             let tag = try Lookup.existingTag(id, in: context)
             let others = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).filter { $0.uuid != id }
             let page = TagEditPage(
-                id: id.uuidString, name: input?.name ?? tag.name, color: input?.color ?? tag.color.hex, error: error,
-                mergeTargets: others.map { Option(value: $0.uuid.uuidString, label: $0.name, isSelected: false) })
-            return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"), page)
+                id: id.idString, name: input?.name ?? tag.name, color: input?.color ?? tag.color.hex, error: error,
+                mergeTargets: others.map { Option(value: $0.uuid.idString, label: $0.name, isSelected: false) })
+            return (try Presenter(context: context).sidebar(current: "tag:\(id.idString)"), page)
         }
         return try await req.renderPage("tag-edit", PageContext(
             req, title: "Edit tag", flash: nil, sidebar: sidebar, content: page))
@@ -124,8 +124,8 @@ struct TagController: RouteCollection {
         let (sidebar, page) = try await req.store.read { context in
             let tag = try Lookup.existingTag(id, in: context)
             let count = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Snippet> { $0.deletedAt == nil && $0.tags.contains { $0.uuid == id } }))
-            return (try Presenter(context: context).sidebar(current: "tag:\(id.uuidString)"),
-                    TagDeletePage(id: id.uuidString, name: tag.name, count: count))
+            return (try Presenter(context: context).sidebar(current: "tag:\(id.idString)"),
+                    TagDeletePage(id: id.idString, name: tag.name, count: count))
         }
         return try await req.renderPage("tag-delete", PageContext(
             req, title: "Delete tag “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))

@@ -36,7 +36,7 @@ struct TrashController: RouteCollection {
                 let deletedAt = snippet.deletedAt ?? now
                 let left = Snippet.trashRetention - now.timeIntervalSince(deletedAt)
                 return TrashPage.Row(
-                    id: snippet.uuid.uuidString, title: snippet.title, language: snippet.language.displayName,
+                    id: snippet.uuid.idString, title: snippet.title, language: snippet.language.displayName,
                     deleted: Formatting.displayDate(deletedAt), daysLeft: max(0, Int((left / 86_400).rounded(.up))))
             }
             return (try Presenter(context: context).sidebar(current: ""), TrashPage(rows: rows))
@@ -52,7 +52,7 @@ struct TrashController: RouteCollection {
             return snippet.title
         }
         req.flash("Restored “\(title)”.")
-        return req.redirect(to: "\(settings.basePath)/snippets/\(id.uuidString)")
+        return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
     }
 
     @Sendable func deleteForever(req: Request) async throws -> Response {

@@ -69,7 +69,7 @@ struct LibraryExport: Codable, Equatable, Sendable {
                 uuid: snippet.uuid, title: snippet.title, code: snippet.code, notes: snippet.notes,
                 language: snippet.language.rawValue, isFavorite: snippet.isFavorite,
                 createdAt: snippet.createdAt, updatedAt: snippet.updatedAt, deletedAt: snippet.deletedAt,
-                folder: snippet.folder?.uuid, tags: snippet.tags.map(\.uuid).sorted { $0.uuidString < $1.uuidString },
+                folder: snippet.folder?.uuid, tags: snippet.tags.map(\.uuid).sorted { $0.idString < $1.idString },
                 image: zip(snippet.imageData, snippet.imageContentType).map { ImageRecord(contentType: $1, data: $0) })
         }
         savedSearches = try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.name)]))

@@ -34,7 +34,7 @@ extension Request {
         session.data["csrf"] = nil
         // Made now, once for the whole session: requests in flight side by side then all agree on it.
         _ = csrfToken
-        session.data["account"] = account.id.uuidString
+        session.data["account"] = account.id.idString
         session.data["loggedInAt"] = String(Date.now.timeIntervalSince1970.rounded(.up))
         self.account = account
     }

@@ -8,13 +8,13 @@ struct Presenter {
     private let markdown = MarkdownRenderer()
 
     func chip(_ tag: Tag) -> TagChip {
-        TagChip(id: tag.uuid.uuidString, name: tag.name, color: tag.color.hex, textColor: tag.color.contrastingTextHex)
+        TagChip(id: tag.uuid.idString, name: tag.name, color: tag.color.hex, textColor: tag.color.contrastingTextHex)
     }
 
     func row(_ snippet: Snippet, selectedID: UUID?, excerpts: [String: [TextFragment]] = [:]) -> SnippetRow {
         let match = excerpts["code"] ?? excerpts["notes"] ?? excerpts["searchKeywords"]
         return SnippetRow(
-            id: snippet.uuid.uuidString,
+            id: snippet.uuid.idString,
             title: snippet.title,
             titleHTML: excerpts["title"].map(MarkedText.html) ?? MarkedText.html(plain: snippet.title),
             matchHTML: match.map(MarkedText.html) ?? "",
@@ -30,12 +30,12 @@ struct Presenter {
     func detail(_ snippet: Snippet) -> SnippetDetail {
         let highlighted = SyntaxHighlighter.highlight(snippet.code, as: snippet.language)
         return SnippetDetail(
-            id: snippet.uuid.uuidString,
+            id: snippet.uuid.idString,
             title: snippet.title,
             language: snippet.language.rawValue,
             languageName: snippet.language.displayName,
             folder: snippet.folder?.name,
-            folderID: snippet.folder?.uuid.uuidString,
+            folderID: snippet.folder?.uuid.idString,
             tags: snippet.tags.sorted { $0.normalizedName < $1.normalizedName }.map(chip),
             created: Formatting.displayDate(snippet.createdAt),
             updated: Formatting.displayDate(snippet.updatedAt),
@@ -51,10 +51,11 @@ struct Presenter {
             downloadName: Formatting.downloadName(title: snippet.title, language: snippet.language))
     }
 
-    /// The sidebar, with its counts from grouped queries (one for folders, one for tags).
-    func sidebar(current: String) throws -> Sidebar {
-        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
-        let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
+    /// The sidebar, with its counts from grouped queries (one for folders, one for tags). A page that
+    /// also lists the folders and tags elsewhere passes those it fetched.
+    func sidebar(current: String, foldersAndTags: FoldersAndTags? = nil) throws -> Sidebar {
+        let listed = try foldersAndTags ?? FoldersAndTags(context: context)
+        let (folders, tags) = (listed.folders, listed.tags)
         let perFolder = try context.counts(of: \Snippet.folder, where: Snippet.inLibrary)
         let perTag = try context.counts(ofEach: \Snippet.tags, where: Snippet.inLibrary)
         return Sidebar(
@@ -63,17 +64,17 @@ struct Presenter {
             unfiledCount: perFolder[nil] ?? 0,
             folders: folders.map { folder in
                 Sidebar.FolderLink(
-                    id: folder.uuid.uuidString, name: folder.name, count: perFolder[folder.persistentModelID] ?? 0,
-                    isCurrent: current == "folder:\(folder.uuid.uuidString)")
+                    id: folder.uuid.idString, name: folder.name, count: perFolder[folder.persistentModelID] ?? 0,
+                    isCurrent: current == "folder:\(folder.uuid.idString)")
             },
             tags: tags.map { tag in
                 Sidebar.TagLink(
-                    id: tag.uuid.uuidString, name: tag.name, count: perTag[tag.persistentModelID] ?? 0,
+                    id: tag.uuid.idString, name: tag.name, count: perTag[tag.persistentModelID] ?? 0,
                     color: tag.color.hex, textColor: tag.color.contrastingTextHex,
-                    isCurrent: current == "tag:\(tag.uuid.uuidString)")
+                    isCurrent: current == "tag:\(tag.uuid.idString)")
             },
             savedSearches: try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.name)])).map {
-                SavedSearchLink(id: $0.uuid.uuidString, name: $0.name, query: $0.query)
+                SavedSearchLink(id: $0.uuid.idString, name: $0.name, query: $0.query)
             },
             current: current)
     }
@@ -82,7 +83,7 @@ struct Presenter {
         let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
         let none = includeNone ? [Option(value: "", label: "Unfiled", isSelected: (selected ?? "").isEmpty)] : []
         return none + folders.map {
-            Option(value: $0.uuid.uuidString, label: $0.name, isSelected: $0.uuid.uuidString == selected)
+            Option(value: $0.uuid.idString, label: $0.name, isSelected: $0.uuid.idString == selected)
         }
     }
 
@@ -94,7 +95,7 @@ struct Presenter {
 
     func tagOptions(checked: Set<String>) throws -> [TagOption] {
         try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).map {
-            TagOption(id: $0.uuid.uuidString, name: $0.name, color: $0.color.hex, isChecked: checked.contains($0.uuid.uuidString))
+            TagOption(id: $0.uuid.idString, name: $0.name, color: $0.color.hex, isChecked: checked.contains($0.uuid.idString))
         }
     }
 }
@@ -140,5 +141,17 @@ enum Lookup {
     static func tag(named name: String, in context: ModelContext) throws -> Tag? {
         let normalized = Tag.normalize(name)
         return try context.fetch(FetchDescriptor(predicate: #Predicate<Tag> { $0.normalizedName == normalized })).first
+    }
+}
+
+/// The library's folders and tags, each sorted by name, fetched once for a page that lists them both
+/// in its sidebar and in its filter form.
+struct FoldersAndTags {
+    let folders: [Folder]
+    let tags: [Tag]
+
+    init(context: ModelContext) throws {
+        folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
     }
 }
