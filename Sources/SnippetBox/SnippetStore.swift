@@ -27,11 +27,14 @@ public final class SnippetStore: Sendable {
             for: schema, migrationPlan: SnippetMigrationPlan.self, configurations: ModelConfiguration(url: url))
     }
 
-    /// Runs `body` with a new context. Changes it leaves unsaved are discarded.
+    /// Runs `body` with a new context, in one read transaction: a page's list, total and counts read
+    /// the same state of the library even while a save lands, and the page's eight or so reads skip
+    /// a transaction each. Changes it leaves unsaved are discarded (saving there throws).
     public func read<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         let container = self.container
         return try await threadPool.runIfActive {
-            try body(ModelContext(container))
+            let context = ModelContext(container)
+            return try context.withReadTransaction { try body(context) }
         }
     }
 

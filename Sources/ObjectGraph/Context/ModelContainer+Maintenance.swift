@@ -42,6 +42,8 @@ extension ModelContainer {
             throw SwiftDataError(.backupFailure, "\(destination.path) already exists")
         }
         let store = self.store
+        // Its barrier waits for every read to end, this thread's too.
+        try store.requireNoReadTransaction("backup(to:)")
         do {
             try FileManager.default.createDirectory(
                 at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -66,7 +68,7 @@ extension ModelContainer {
     /// Runs SQLite's integrity check and compares the external files with the rows that name them.
     public func checkIntegrity() throws -> StoreIntegrityReport {
         let store = self.store
-        return try store.writer.read { db in
+        return try store.read { db in
             let sqliteCheck = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             let referenced = try store.referencedExternalFileNames(in: db)
             let present = Set(store.externalStorage?.fileNames() ?? [])

@@ -144,7 +144,7 @@ extension ModelContext {
                    rowCondition: rowConditions.joined(separator: " AND ")) {
                 return counts
             }
-            return try store.writer.read { db in
+            return try store.read { db in
                 try CountUpkeep.groupedRows(db, sql: sql, arguments: arguments)
             }
         }
@@ -176,13 +176,13 @@ extension ModelContext {
         let everySQL = "SELECT \(group), COUNT(*) FROM \(table.quotedIdentifier) AS \"g\" GROUP BY 1"
         // Kept until a save writes the join table (no upkeep: it is one index read to count again).
         let every = try store.aggregateCache.value(sql: everySQL, arguments: []) {
-            try store.writer.read { db in try CountUpkeep.groupedRows(db, sql: everySQL, arguments: []) }
+            try store.read { db in try CountUpkeep.groupedRows(db, sql: everySQL, arguments: []) }
         }
         guard !condition.sql.isEmpty else { return every }
         // A row whose condition is false or NULL does not match (WHERE keeps only true).
         let othersSQL = "SELECT \(group), COUNT(*) FROM \(table.quotedIdentifier) AS \"g\" WHERE \(owner) IN "
             + "(SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) WHERE NOT COALESCE((\(condition.sql)), 0)) GROUP BY 1"
-        let others = try store.writer.read { db in
+        let others = try store.read { db in
             try CountUpkeep.groupedRows(db, sql: othersSQL, arguments: condition.arguments)
         }
         var counts = Dictionary(every, uniquingKeysWith: +)

@@ -75,7 +75,7 @@ extension ModelContext {
             restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) WHERE \(index.rowMatchCondition(alias: alias))"
                 + (condition.map { " AND \($0.sql)" } ?? ""),
             arguments: arguments)) {
-            try store.writer.read { db in
+            try store.read { db in
                 try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
         }
@@ -91,7 +91,7 @@ extension ModelContext {
         let keysSQL = "SELECT \(alias).\"_pk\", \(rank) \(from) ORDER BY 2, 1 LIMIT ? OFFSET ?"
         func rankedKeys(limit: Int, offset: Int) throws -> [RankedKey] {
             let window = arguments + [limit.databaseValue, offset.databaseValue]
-            return try store.writer.read { db in
+            return try store.read { db in
                 try Row.fetchAll(db.cachedStatement(sql: keysSQL), arguments: StatementArguments(columnValues: window))
                     .map { RankedKey(key: $0[0], score: $0[1]) }
             }
@@ -173,7 +173,7 @@ extension ModelContext {
         // One hit at a time: FTS5 finds a row of a MATCH by its rowid only when that is an equality.
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = ?"
         return try store.aggregateCache.value(sql: sql, arguments: [match.databaseValue] + keys.map(\.databaseValue)) {
-            try store.writer.read { db in
+            try store.read { db in
                 let statement = try db.cachedStatement(sql: sql)
                 var byKey: [Int64: [String?]] = [:]
                 for key in keys {

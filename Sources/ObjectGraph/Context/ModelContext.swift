@@ -161,6 +161,7 @@ public final class ModelContext: Equatable {
         guard store.configuration.allowsSave else {
             throw SwiftDataError(.saveNotAllowed, "this container's configuration does not allow saving (allowsSave is false)")
         }
+        try store.requireNoReadTransaction("save()")
         try applyDeleteRules()
         if !deferredErrors.isEmpty {
             throw deferredErrors.removeFirst()

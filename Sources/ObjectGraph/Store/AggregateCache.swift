@@ -75,10 +75,21 @@ final class AggregateCache: @unchecked Sendable {
     /// Enough for the counts of many filter combinations; beyond it the cache starts over.
     private let capacity = 512
 
+    /// The store, as its read transactions know it.
+    private let store: ObjectIdentifier
+
     /// `storePath` is nil for a store in memory, which no other process can write.
-    init(storePath: String?, readWriterDataVersion: @escaping () -> Int? = { nil }) {
+    init(store: StoreIdentity, storePath: String?, readWriterDataVersion: @escaping () -> Int? = { nil }) {
+        self.store = ObjectIdentifier(store)
         self.storePath = storePath
         self.readWriterDataVersion = readWriterDataVersion
+    }
+
+    /// The generation now, after checking for another process's writes: what a read transaction
+    /// that begins next reads is at least this recent.
+    func currentGeneration() -> UInt64 {
+        forgetForeignWrites()
+        return lock.withLock { generation }
     }
 
     /// The cached result of a query, or `compute()`'s, which is kept unless the store changed meanwhile.
@@ -90,6 +101,12 @@ final class AggregateCache: @unchecked Sendable {
         let key = Key(sql: sql, arguments: arguments)
         forgetForeignWrites()
         let (cached, startGeneration): (Entry?, UInt64) = lock.withLock { (entries[key], generation) }
+        // Inside a read transaction that began before the store last changed, the kept results are
+        // newer than what the transaction reads, and what it computes is older than the store: it
+        // neither takes nor keeps one.
+        if let transaction = ReadTransactionScope.current(for: store), transaction.generation != startGeneration {
+            return try compute()
+        }
         if let cached = cached?.value as? Result { return cached }
         let result = try compute()
         // The upkeep restricts the counted table, which the SQL must name once only: a condition that

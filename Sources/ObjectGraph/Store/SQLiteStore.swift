@@ -21,6 +21,8 @@ final class SQLiteStore: @unchecked Sendable {
     private let insertSQLByEntity: [String: String]
     /// Counts already computed, until the store changes.
     let aggregateCache: AggregateCache
+    /// What read transactions and the cache know this store by.
+    let identity = StoreIdentity()
     /// Analyzes the tables when their size has moved far from the planner's statistics; nil for a
     /// migration stage's working copy.
     private var plannerStatistics: PlannerStatistics?
@@ -90,6 +92,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         let writerForVersion = writer
         aggregateCache = AggregateCache(
+            store: identity,
             storePath: configuration.isStoredInMemoryOnly ? nil : configuration.url.path,
             readWriterDataVersion: {
                 try? writerForVersion.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA data_version") }
@@ -179,7 +182,7 @@ final class SQLiteStore: @unchecked Sendable {
     ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
         let slotIndexes = layout.storedColumnSlots.map(\.index)
         let slotCount = layout.slots.count
-        return try writer.read { db in
+        return try read { db in
             let statement = try db.cachedStatement(sql: sql)
             var rows: [(leading: [DatabaseValue], row: FetchedRow)] = []
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(columnValues: arguments))
@@ -204,7 +207,7 @@ final class SQLiteStore: @unchecked Sendable {
 
     func fetchKeys(_ layout: EntityLayout, query: RowQuery) throws -> [Int64] {
         let (sql, arguments) = query.sql(selecting: "\(RowQuery.alias.quotedIdentifier).\"_pk\"", from: layout)
-        return try writer.read { db in
+        return try read { db in
             try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments))
         }
     }
@@ -223,7 +226,7 @@ final class SQLiteStore: @unchecked Sendable {
                 + ((rowCondition ?? condition?.sql).map { " WHERE \($0)" } ?? ""),
             arguments: arguments)
         return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep) {
-            try writer.read { db in
+            try read { db in
                 try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
         }
@@ -401,7 +404,7 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// The column's value in the row as it is now, or nil when the row is gone.
     private func currentValue(of slot: PropertySlot, entity: String, rowKey: Int64) throws -> DatabaseValue? {
-        try writer.read { db in
+        try read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(slot.name.quotedIdentifier) FROM \(entity.quotedIdentifier) WHERE \"_pk\" = ?",
                 arguments: [rowKey])?[0]
@@ -411,6 +414,7 @@ final class SQLiteStore: @unchecked Sendable {
     // MARK: Writing
 
     func save(_ request: SaveRequest) throws -> SaveResult {
+        try requireNoReadTransaction("save()")
         var result = SaveResult()
         var writtenFiles: [String] = []
         var droppedFiles: [String] = []
@@ -865,6 +869,7 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     func deleteAllData() throws {
+        try requireNoReadTransaction("deleteAllData")
         defer { aggregateCache.storeDidChange() }
         try writer.write { db in
             // The full-text indexes and join tables go with the rows: left behind, an index held
@@ -896,7 +901,7 @@ final class SQLiteStore: @unchecked Sendable {
         guard let externalStorage else { return }
         let present = externalStorage.fileNames()
         guard !present.isEmpty else { return }
-        let referenced = try writer.read { db in try referencedExternalFileNames(in: db) }
+        let referenced = try read { db in try referencedExternalFileNames(in: db) }
         for name in present where !referenced.contains(name) {
             externalStorage.remove(name)
         }

@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+
+/// What read transactions and the cache know a store by: its own object, made before them.
+final class StoreIdentity: Sendable {}
+
+/// The read transactions open on the current thread (`ModelContext.withReadTransaction`), innermost
+/// last: a store's reads made inside one go through its connection, and see what it sees.
+///
+/// A task-local value, read without a lock, that stays with the thread that opened it: a task started
+/// inside the body inherits the value but runs elsewhere, and there the transaction is not its own.
+struct ReadTransactionScope: Sendable {
+    @TaskLocal static var open: [ReadTransactionScope] = []
+
+    /// The store whose connection holds the transaction.
+    let store: ObjectIdentifier
+    /// The store's generation (`AggregateCache`) before the transaction began.
+    let generation: UInt64
+    private let thread: ThreadIdentity
+
+    init(store: ObjectIdentifier, generation: UInt64) {
+        self.store = store
+        self.generation = generation
+        thread = ThreadIdentity()
+    }
+
+    /// The transaction of `store` open on this thread, if any.
+    static func current(for store: ObjectIdentifier) -> ReadTransactionScope? {
+        let scopes = open
+        guard !scopes.isEmpty else { return nil }
+        let here = ThreadIdentity()
+        return scopes.last { $0.store == store && $0.thread == here }
+    }
+}
+
+/// The current thread, comparable with the thread that made another identity.
+private struct ThreadIdentity: Equatable, @unchecked Sendable {
+    private let thread = pthread_self()
+
+    static func == (lhs: ThreadIdentity, rhs: ThreadIdentity) -> Bool {
+        pthread_equal(lhs.thread, rhs.thread) != 0
+    }
+}
+
+extension SQLiteStore {
+    /// Runs `body` in one read transaction: every read this store makes on this thread meanwhile
+    /// goes through that transaction's connection (see `read`). Nested calls share the outer one.
+    func withReadTransaction<R>(_ body: () throws -> R) throws -> R {
+        let key = ObjectIdentifier(identity)
+        if ReadTransactionScope.current(for: key) != nil { return try body() }
+        // Taken before the transaction reads anything, so that a change the store makes meanwhile
+        // is known to the cache as newer than the transaction (see `AggregateCache.value`).
+        let generation = aggregateCache.currentGeneration()
+        return try writer.read { _ in
+            let scope = ReadTransactionScope(store: key, generation: generation)
+            return try ReadTransactionScope.$open.withValue(ReadTransactionScope.open + [scope]) {
+                try body()
+            }
+        }
+    }
+
+    /// Reads from the store: inside `withReadTransaction` through its connection and transaction,
+    /// otherwise in a read transaction of its own.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        if ReadTransactionScope.current(for: ObjectIdentifier(identity)) != nil {
+            // GRDB's `read` refuses to run on a connection that is already reading.
+            return try writer.unsafeReentrantRead(body)
+        }
+        return try writer.read(body)
+    }
+
+    /// Throws when this thread is inside a read transaction of this store: writing there would wait
+    /// for that transaction to end (a backup's barrier), or fail on the connection it holds (a store
+    /// in memory has one connection), and its reads would not see what was written.
+    func requireNoReadTransaction(_ operation: String) throws {
+        guard ReadTransactionScope.current(for: ObjectIdentifier(identity)) == nil else {
+            throw SwiftDataError(
+                .saveNotAllowed,
+                "\(operation) cannot run inside withReadTransaction: its reads keep the store as it was when it began. "
+                    + "Write after the transaction ends")
+        }
+    }
+}
