@@ -21,6 +21,19 @@ final class FormattingTests: XCTestCase {
         XCTAssertEqual(Formatting.excerpt(manyLines), "line 1 line 2 line 3")
     }
 
+    func testAnExcerptBreaksLinesAtEveryNewlineAndCutsWholeCharacters() {
+        XCTAssertEqual(Formatting.excerpt("a\u{2028}b\u{2029}c\u{85}d"), "a b c")
+        XCTAssertEqual(Formatting.excerpt("\u{0B}\u{0C} x \u{A0}\r\r\ny"), "x y")
+        XCTAssertEqual(Formatting.excerpt("caf\u{65}\u{301}s", limit: 4), "caf\u{65}\u{301}…")
+        XCTAssertEqual(Formatting.excerpt("👩‍👩‍👧‍👦👍🏽x", limit: 2), "👩‍👩‍👧‍👦👍🏽…")
+        XCTAssertEqual(Formatting.excerpt("exactly", limit: 7), "exactly")
+        for text in ["  one\n\n two \r\n\tthree\nfour", "é\u{301}\n \nz", "\u{2003}lead\u{3000}\nend  "] {
+            let byCharacters = text.split(whereSeparator: \.isNewline)
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(3).joined(separator: " ")
+            XCTAssertEqual(Formatting.excerpt(text), byCharacters)
+        }
+    }
+
     func testAnIDStringIsTheUUIDStringFoundationWrites() {
         let edges = [
             UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),

@@ -35,25 +35,50 @@ struct ListQuery: Sendable, Equatable {
     init() {}
 
     init(query: URLQueryContainer) {
-        func value(_ key: String) -> String? {
-            (try? query.get(String.self, at: key)).flatMap { $0.isEmpty ? nil : $0 }
+        let fields = (try? query.decode(Fields.self)) ?? Fields()
+        func value(_ key: Fields.Key) -> String? { fields.values[key] }
+        text = String((value(.q) ?? "").prefix(500))
+        folder = value(.folder).flatMap { $0 == "unfiled" || UUID(uuidString: $0) != nil ? $0 : nil }
+        tags = fields.tags.filter { UUID(uuidString: $0) != nil }
+        tagMode = value(.tagMode).flatMap(TagMode.init(rawValue:)) ?? .any
+        language = value(.language).flatMap(CodingLanguage.init(rawValue:))
+        favoritesOnly = value(.favorites) == "1"
+        withImageOnly = value(.image) == "1"
+        createdFrom = value(.createdFrom).flatMap(Self.day)
+        createdTo = value(.createdTo).flatMap(Self.day).map { $0.addingTimeInterval(86_400) }
+        updatedFrom = value(.updatedFrom).flatMap(Self.day)
+        updatedTo = value(.updatedTo).flatMap(Self.day).map { $0.addingTimeInterval(86_400) }
+        sort = value(.sort).flatMap(SortKey.init(rawValue:)) ?? .updated
+        ascending = value(.order) == "asc"
+        pageSize = value(.size).flatMap(Int.init).flatMap { Self.pageSizes.contains($0) ? $0 : nil } ?? 25
+        page = max(1, min(value(.page).flatMap(Int.init) ?? 1, 1_000_000))
+    }
+
+    /// The query string's fields, decoded in one pass: Vapor parses the whole query string for each
+    /// `get(_:at:)`, and fifteen of them were 2.6% of the server's time under load. A field that is
+    /// not a plain value (`q[]=x`) or is empty counts as absent, as it did one field at a time.
+    private struct Fields: Decodable {
+        enum Key: String, CodingKey, CaseIterable {
+            case q, folder, tag, tagMode, language, favorites, image
+            case createdFrom, createdTo, updatedFrom, updatedTo, sort, order, size, page
         }
-        text = String((value("q") ?? "").prefix(500))
-        folder = value("folder").flatMap { $0 == "unfiled" || UUID(uuidString: $0) != nil ? $0 : nil }
-        tags = ((try? query.get([String].self, at: "tag")) ?? (value("tag").map { [$0] } ?? []))
-            .filter { UUID(uuidString: $0) != nil }
-        tagMode = value("tagMode").flatMap(TagMode.init(rawValue:)) ?? .any
-        language = value("language").flatMap(CodingLanguage.init(rawValue:))
-        favoritesOnly = value("favorites") == "1"
-        withImageOnly = value("image") == "1"
-        createdFrom = value("createdFrom").flatMap(Self.day)
-        createdTo = value("createdTo").flatMap(Self.day).map { $0.addingTimeInterval(86_400) }
-        updatedFrom = value("updatedFrom").flatMap(Self.day)
-        updatedTo = value("updatedTo").flatMap(Self.day).map { $0.addingTimeInterval(86_400) }
-        sort = value("sort").flatMap(SortKey.init(rawValue:)) ?? .updated
-        ascending = value("order") == "asc"
-        pageSize = value("size").flatMap(Int.init).flatMap { Self.pageSizes.contains($0) ? $0 : nil } ?? 25
-        page = max(1, min(value("page").flatMap(Int.init) ?? 1, 1_000_000))
+
+        var values: [Key: String] = [:]
+        /// `tag=a&tag=b`, or a single `tag=a`.
+        var tags: [String] = []
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            for key in Key.allCases where key != .tag && container.contains(key) {
+                if let value = try? container.decode(String.self, forKey: key), !value.isEmpty { values[key] = value }
+            }
+            if container.contains(.tag) {
+                tags = (try? container.decode([String].self, forKey: .tag))
+                    ?? (try? container.decode(String.self, forKey: .tag)).map { $0.isEmpty ? [] : [$0] } ?? []
+            }
+        }
     }
 
     /// `yyyy-MM-dd` as the start of that day in UTC (what a date input sends).

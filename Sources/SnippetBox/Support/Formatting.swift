@@ -27,19 +27,35 @@ enum Formatting {
     }
 
     /// The first non-empty lines of a text, cut to a length, for list excerpts. Reads only as far as
-    /// those lines: a snippet can hold thousands of lines and a page lists up to a hundred.
+    /// those lines: a snippet can hold thousands of lines and a page lists up to a hundred. Lines are
+    /// found among Unicode scalars, not Characters: breaking the text into grapheme clusters to find
+    /// them was 5% of the server's time under load. (A "\r\n" splits into two breaks, and the empty
+    /// line between them is skipped like any other.)
     static func excerpt(_ text: String, limit: Int = 140) -> String {
-        var lines: [Substring] = []
-        var rest = Substring(text)
-        while lines.count < 3, !rest.isEmpty {
-            let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
-            let line = rest[..<end].drop(while: \.isWhitespace)
-            let trimmed = line[..<(line.lastIndex { !$0.isWhitespace }.map(line.index(after:)) ?? line.startIndex)]
-            if !trimmed.isEmpty { lines.append(trimmed) }
-            rest = end == rest.endIndex ? "" : rest[rest.index(after: end)...]
+        let scalars = text.unicodeScalars
+        var lines: [String] = []
+        var lineStart = scalars.startIndex
+        while lines.count < 3, lineStart < scalars.endIndex {
+            let lineEnd = scalars[lineStart...].firstIndex(where: isLineBreak) ?? scalars.endIndex
+            var line = scalars[lineStart..<lineEnd]
+            while let first = line.first, first.properties.isWhitespace { line.removeFirst() }
+            while let last = line.last, last.properties.isWhitespace { line.removeLast() }
+            if !line.isEmpty { lines.append(String(line)) }
+            lineStart = lineEnd == scalars.endIndex ? lineEnd : scalars.index(after: lineEnd)
         }
         let joined = lines.joined(separator: " ")
-        return joined.count > limit ? String(joined.prefix(limit)) + "…" : joined
+        // Cut by Characters, so that no letter loses its accent and no emoji is split.
+        guard let cut = joined.index(joined.startIndex, offsetBy: limit, limitedBy: joined.endIndex),
+              cut < joined.endIndex else { return joined }
+        return String(joined[..<cut]) + "…"
+    }
+
+    /// The scalars that end a line, as `Character.isNewline` has them.
+    private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+        default: false
+        }
     }
 
     /// A file name for a download: the title's letters, digits and dashes, with the language's extension.
