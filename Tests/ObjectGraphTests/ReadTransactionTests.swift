@@ -92,4 +92,28 @@ final class ReadTransactionTests: StoreTestCase {
             XCTAssertEqual(try two.fetch(FetchDescriptor<SnippetItem>()).count, 2)
         }
     }
+
+    func testABackupInsideThrowsInsteadOfWaitingForTheTransactionItRunsIn() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        try Self.insert(["a"], in: container)
+        let destination = folder.appendingPathComponent("copy.store")
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedValue<(any Error)?>(nil)
+        // On a thread of its own: a backup that waited for the transaction would wait forever.
+        DispatchQueue.global().async {
+            do {
+                try ModelContext(container).withReadTransaction { try container.backup(to: destination) }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 20) == .success else {
+            return XCTFail("the backup waited for the read transaction it ran in")
+        }
+        XCTAssertEqual((failure.withLock { $0 } as? SwiftDataError)?.code, .saveNotAllowed)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        try container.backup(to: destination)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: destination.path))
+    }
 }

@@ -76,8 +76,8 @@ extension SQLiteStore {
         guard ReadTransactionScope.current(for: ObjectIdentifier(identity)) == nil else {
             throw SwiftDataError(
                 .saveNotAllowed,
-                "\(operation) cannot run inside withReadTransaction: its reads keep the store as it was when it began. "
-                    + "Write after the transaction ends")
+                "\(operation) cannot run inside withReadTransaction, whose reads keep the store as it was when "
+                    + "the transaction began: write after it ends. Nothing was written")
         }
     }
 }
