@@ -62,7 +62,7 @@ public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module
 
 /// Routes a stored property through the model's backing data. `@Model` adds it; don't write it by hand.
 @attached(accessor, names: named(init), named(get), named(set))
-@attached(peer, names: prefixed(_))
+@attached(peer, names: prefixed(_), prefixed(_objectGraphKeyPath_))
 public macro _PersistedProperty() = #externalMacro(module: "ObjectGraphMacros", type: "PersistedPropertyMacro")
 
 /// Gives an actor its own ``ModelContext`` on a container, for work off the main actor.

@@ -214,7 +214,7 @@ final class DiagnosticsTests: XCTestCase {
                         var tag: Tag?
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "tag", keypath: \Item.tag, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.unique))"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "tag", keypath: Item._objectGraphKeyPath_tag, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.unique))"#,
                 ],
                 initializer: ["_tag = _ObjectGraphNoType()"]
             ),

@@ -75,7 +75,7 @@ final class IndexMacroTests: XCTestCase {
                         @ObjectGraph._PersistedProperty
                         var title: String
                     """#,
-                metadata: [#"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Note.title, defaultValue: nil, metadata: nil)"#],
+                metadata: [#"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Note._objectGraphKeyPath_title, defaultValue: nil, metadata: nil)"#],
                 initializer: ["_title = _ObjectGraphNoType()"]),
             macroSpecs: testMacroSpecs
         )

@@ -26,8 +26,8 @@ let itemModelExpansion = #"""
 
         static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
             [
-            ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil),
-            ObjectGraph.Schema.PropertyMetadata(name: "count", keypath: \Item.count, defaultValue: (0 as Int), metadata: nil)
+            ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Item._objectGraphKeyPath_title, defaultValue: nil, metadata: nil),
+            ObjectGraph.Schema.PropertyMetadata(name: "count", keypath: Item._objectGraphKeyPath_count, defaultValue: (0 as Int), metadata: nil)
             ]
         }
 
@@ -187,7 +187,7 @@ final class ModelMacroTests: XCTestCase {
 
                     public static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
                         [
-                        ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)
+                        ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Item._objectGraphKeyPath_title, defaultValue: nil, metadata: nil)
                         ]
                     }
 
@@ -237,6 +237,31 @@ final class ModelMacroTests: XCTestCase {
         )
     }
 
+    /// A generic class cannot hold static stored properties: its key paths stay literals, in the
+    /// accessors (see `PersistedPropertyMacroTests`) and in `schemaMetadata`.
+    func testGenericClassKeepsKeyPathLiterals() {
+        assertMacroExpansion(
+            """
+            @Model final class Box<Value> {
+                var count: Int
+            }
+            """,
+            expandedSource: expandedModel(
+                "Box",
+                declaration: "final class Box<Value>",
+                members: """
+                        @ObjectGraph._PersistedProperty
+                        var count: Int
+                    """,
+                metadata: [
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "count", keypath: \Box.count, defaultValue: nil, metadata: nil)"#,
+                ],
+                initializer: ["_count = _ObjectGraphNoType()"]
+            ),
+            macroSpecs: testMacroSpecs
+        )
+    }
+
     func testPackageClassGetsPackageMembers() {
         assertMacroExpansion(
             """
@@ -253,7 +278,7 @@ final class ModelMacroTests: XCTestCase {
                         package var title: String
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Item._objectGraphKeyPath_title, defaultValue: nil, metadata: nil)"#,
                 ],
                 initializer: ["_title = _ObjectGraphNoType()"]
             ),
@@ -327,8 +352,8 @@ final class ModelMacroTests: XCTestCase {
                         var rating: Optional<Int> = 3
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "note", keypath: \Item.note, defaultValue: nil, metadata: nil)"#,
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "rating", keypath: \Item.rating, defaultValue: (3 as Optional<Int>), metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "note", keypath: Item._objectGraphKeyPath_note, defaultValue: nil, metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "rating", keypath: Item._objectGraphKeyPath_rating, defaultValue: (3 as Optional<Int>), metadata: nil)"#,
                 ],
                 initializer: ["_note = _ObjectGraphNoType()", "_rating = _ObjectGraphNoType()"]
             ),
@@ -353,7 +378,7 @@ final class ModelMacroTests: XCTestCase {
                         var cache: Int = 0
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Item._objectGraphKeyPath_title, defaultValue: nil, metadata: nil)"#,
                 ],
                 initializer: ["_title = _ObjectGraphNoType()"]
             ),
@@ -393,7 +418,7 @@ final class ModelMacroTests: XCTestCase {
                         lazy var formatter: Formatter = Formatter()
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Item._objectGraphKeyPath_title, defaultValue: nil, metadata: nil)"#,
                 ],
                 initializer: ["_title = _ObjectGraphNoType()"]
             ),
@@ -415,7 +440,7 @@ final class ModelMacroTests: XCTestCase {
                         var id: UUID
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "id", keypath: \Item.id, defaultValue: nil, metadata: nil)"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "id", keypath: Item._objectGraphKeyPath_id, defaultValue: nil, metadata: nil)"#,
                 ],
                 initializer: ["_id = _ObjectGraphNoType()"]
             ),
@@ -438,7 +463,7 @@ final class ModelMacroTests: XCTestCase {
                         @ObjectGraph._PersistedProperty var name: String
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "name", keypath: \Item.name, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.unique, originalName: "old"))"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "name", keypath: Item._objectGraphKeyPath_name, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.unique, originalName: "old"))"#,
                 ],
                 initializer: ["_name = _ObjectGraphNoType()"]
             ),
@@ -464,8 +489,8 @@ final class ModelMacroTests: XCTestCase {
                         @ObjectGraph._PersistedProperty var blob: Data
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "plain", keypath: \Item.plain, defaultValue: (1 as Int), metadata: ObjectGraph.Schema.Attribute())"#,
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "blob", keypath: \Item.blob, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.externalStorage))"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "plain", keypath: Item._objectGraphKeyPath_plain, defaultValue: (1 as Int), metadata: ObjectGraph.Schema.Attribute())"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "blob", keypath: Item._objectGraphKeyPath_blob, defaultValue: nil, metadata: ObjectGraph.Schema.Attribute(.externalStorage))"#,
                 ],
                 initializer: ["_plain = _ObjectGraphNoType()", "_blob = _ObjectGraphNoType()"]
             ),
@@ -486,7 +511,7 @@ final class ModelMacroTests: XCTestCase {
                         @ObjectGraph._PersistedProperty var tags: [Tag] = []
                     """,
                 metadata: [
-                    #"ObjectGraph.Schema.PropertyMetadata(name: "tags", keypath: \Item.tags, defaultValue: ([] as [Tag]), metadata: ObjectGraph.Schema.Relationship(deleteRule: .cascade, inverse: \Tag.items))"#,
+                    #"ObjectGraph.Schema.PropertyMetadata(name: "tags", keypath: Item._objectGraphKeyPath_tags, defaultValue: ([] as [Tag]), metadata: ObjectGraph.Schema.Relationship(deleteRule: .cascade, inverse: \Tag.items))"#,
                 ],
                 initializer: ["_tags = _ObjectGraphNoType()"]
             ),
@@ -525,7 +550,7 @@ final class ModelMacroTests: XCTestCase {
 
                         static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
                             [
-                            ObjectGraph.Schema.PropertyMetadata(name: "text", keypath: \Note.text, defaultValue: nil, metadata: nil)
+                            ObjectGraph.Schema.PropertyMetadata(name: "text", keypath: Note._objectGraphKeyPath_text, defaultValue: nil, metadata: nil)
                             ]
                         }
 

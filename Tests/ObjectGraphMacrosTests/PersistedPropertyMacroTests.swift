@@ -28,39 +28,43 @@ final class PersistedPropertyMacroTests: XCTestCase {
                     var title: String {
                         @storageRestrictions(accesses: _$backingData, initializes: _title)
                         init(initialValue) {
-                            _$backingData.setValue(forKey: \.title, to: initialValue)
+                            _$backingData.setValue(forKey: Item._objectGraphKeyPath_title, to: initialValue)
                             _title = _ObjectGraphNoType()
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.title)
-                            return self.getValue(forKey: \.title)
+                            _$observationRegistrar.access(self, keyPath: Item._objectGraphKeyPath_title)
+                            return self.getValue(forKey: Item._objectGraphKeyPath_title)
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.title) {
-                                self.setValue(forKey: \.title, to: newValue)
+                            _$observationRegistrar.withMutation(of: self, keyPath: Item._objectGraphKeyPath_title) {
+                                self.setValue(forKey: Item._objectGraphKeyPath_title, to: newValue)
                             }
                         }
                     }
 
                     private var _title: _ObjectGraphNoType
+
+                    private static let _objectGraphKeyPath_title = \Item.title
                     var count: Int {
                         @storageRestrictions(accesses: _$backingData, initializes: _count)
                         init(initialValue) {
-                            _$backingData.setValue(forKey: \.count, to: initialValue)
+                            _$backingData.setValue(forKey: Item._objectGraphKeyPath_count, to: initialValue)
                             _count = _ObjectGraphNoType()
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.count)
-                            return self.getValue(forKey: \.count)
+                            _$observationRegistrar.access(self, keyPath: Item._objectGraphKeyPath_count)
+                            return self.getValue(forKey: Item._objectGraphKeyPath_count)
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.count) {
-                                self.setValue(forKey: \.count, to: newValue)
+                            _$observationRegistrar.withMutation(of: self, keyPath: Item._objectGraphKeyPath_count) {
+                                self.setValue(forKey: Item._objectGraphKeyPath_count, to: newValue)
                             }
                         }
                     }
 
                     private var _count: _ObjectGraphNoType
+
+                    private static let _objectGraphKeyPath_count = \Item.count
 
                     private var _$backingData: any ObjectGraph.BackingData<Item> = Item.createBackingData()
 
@@ -75,8 +79,8 @@ final class PersistedPropertyMacroTests: XCTestCase {
 
                     static var schemaMetadata: [ObjectGraph.Schema.PropertyMetadata] {
                         [
-                        ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: \Item.title, defaultValue: nil, metadata: nil),
-                        ObjectGraph.Schema.PropertyMetadata(name: "count", keypath: \Item.count, defaultValue: (0 as Int), metadata: nil)
+                        ObjectGraph.Schema.PropertyMetadata(name: "title", keypath: Item._objectGraphKeyPath_title, defaultValue: nil, metadata: nil),
+                        ObjectGraph.Schema.PropertyMetadata(name: "count", keypath: Item._objectGraphKeyPath_count, defaultValue: (0 as Int), metadata: nil)
                         ]
                     }
 
@@ -129,6 +133,43 @@ final class PersistedPropertyMacroTests: XCTestCase {
             """,
             expandedSource: #"""
                 final class Item {
+                    var isDone: Bool {
+                        @storageRestrictions(accesses: _$backingData, initializes: _isDone)
+                        init(initialValue) {
+                            _$backingData.setValue(forKey: Item._objectGraphKeyPath_isDone, to: initialValue)
+                            _isDone = _ObjectGraphNoType()
+                        }
+                        get {
+                            _$observationRegistrar.access(self, keyPath: Item._objectGraphKeyPath_isDone)
+                            return self.getValue(forKey: Item._objectGraphKeyPath_isDone)
+                        }
+                        set {
+                            _$observationRegistrar.withMutation(of: self, keyPath: Item._objectGraphKeyPath_isDone) {
+                                self.setValue(forKey: Item._objectGraphKeyPath_isDone, to: newValue)
+                            }
+                        }
+                    }
+
+                    private var _isDone: _ObjectGraphNoType
+
+                    private static let _objectGraphKeyPath_isDone = \Item.isDone
+                }
+                """#,
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    /// In a generic class (no static stored properties) the accessors keep key path literals.
+    func testAGenericClassKeepsKeyPathLiterals() {
+        assertMacroExpansion(
+            """
+            final class Box<Value> {
+                @_PersistedProperty
+                var isDone: Bool
+            }
+            """,
+            expandedSource: #"""
+                final class Box<Value> {
                     var isDone: Bool {
                         @storageRestrictions(accesses: _$backingData, initializes: _isDone)
                         init(initialValue) {
