@@ -30,7 +30,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
         // The key path objects the accessors pass, so that a property read finds its slot by address
         // (see `PersistedPropertyMacro.keyPathConstant`).
-        let keepsKeyPathConstants = classDecl.genericParameterClause == nil
+        let keepsKeyPathConstants = PersistedPropertyMacro.keyPathConstantOwner(classDecl) != nil
         let metadataEntries = persisted.map { property in
             let keyPath = property.kind == .managed && keepsKeyPathConstants
                 ? "\(className).\(PersistedPropertyMacro.keyPathConstant(for: property.name))"
@@ -216,12 +216,16 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         "_objectGraphKeyPath_" + property
     }
 
-    /// The model class around the property, when it can hold the constant: a generic class has no
-    /// static stored properties, and its accessors keep key path literals.
+    /// The model class around the property, when it holds the constants.
     private static func modelClassName(in context: some MacroExpansionContext) -> String? {
-        guard let classDecl = context.lexicalContext.first?.as(ClassDeclSyntax.self),
-              classDecl.genericParameterClause == nil else { return nil }
-        return classDecl.name.trimmedDescription
+        context.lexicalContext.first?.as(ClassDeclSyntax.self).flatMap(keyPathConstantOwner)
+    }
+
+    /// The class's name when it holds its properties' key path constants, which `@Model`'s
+    /// `schemaMetadata` and these accessors must agree on: a generic class has no static stored
+    /// properties, and keeps key path literals.
+    static func keyPathConstantOwner(_ classDecl: ClassDeclSyntax) -> String? {
+        classDecl.genericParameterClause == nil ? classDecl.name.trimmedDescription : nil
     }
 
     private static func propertyName(of declaration: some DeclSyntaxProtocol) -> String? {

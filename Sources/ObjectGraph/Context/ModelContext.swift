@@ -161,6 +161,7 @@ public final class ModelContext: Equatable {
         guard store.configuration.allowsSave else {
             throw SwiftDataError(.saveNotAllowed, "this container's configuration does not allow saving (allowsSave is false)")
         }
+        // Before the delete rules mark anything: a refused save leaves the context as it was.
         try store.requireNoReadTransaction("save()")
         try applyDeleteRules()
         if !deferredErrors.isEmpty {

@@ -46,13 +46,12 @@ extension SQLiteStore {
     /// Runs `body` in one read transaction: every read this store makes on this thread meanwhile
     /// goes through that transaction's connection (see `read`). Nested calls share the outer one.
     func withReadTransaction<R>(_ body: () throws -> R) throws -> R {
-        let key = ObjectIdentifier(identity)
-        if ReadTransactionScope.current(for: key) != nil { return try body() }
+        if readTransactionOnThisThread != nil { return try body() }
         // Taken before the transaction reads anything, so that a change the store makes meanwhile
         // is known to the cache as newer than the transaction (see `AggregateCache.value`).
         let generation = aggregateCache.currentGeneration()
         return try writer.read { _ in
-            let scope = ReadTransactionScope(store: key, generation: generation)
+            let scope = ReadTransactionScope(store: ObjectIdentifier(identity), generation: generation)
             return try ReadTransactionScope.$open.withValue(ReadTransactionScope.open + [scope]) {
                 try body()
             }
@@ -62,18 +61,23 @@ extension SQLiteStore {
     /// Reads from the store: inside `withReadTransaction` through its connection and transaction,
     /// otherwise in a read transaction of its own.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        if ReadTransactionScope.current(for: ObjectIdentifier(identity)) != nil {
+        if readTransactionOnThisThread != nil {
             // GRDB's `read` refuses to run on a connection that is already reading.
             return try writer.unsafeReentrantRead(body)
         }
         return try writer.read(body)
     }
 
+    /// The read transaction of this store open on this thread, if any.
+    private var readTransactionOnThisThread: ReadTransactionScope? {
+        ReadTransactionScope.current(for: ObjectIdentifier(identity))
+    }
+
     /// Throws when this thread is inside a read transaction of this store: writing there would wait
     /// for that transaction to end (a backup's barrier), or fail on the connection it holds (a store
     /// in memory has one connection), and its reads would not see what was written.
     func requireNoReadTransaction(_ operation: String) throws {
-        guard ReadTransactionScope.current(for: ObjectIdentifier(identity)) == nil else {
+        guard readTransactionOnThisThread == nil else {
             throw SwiftDataError(
                 .saveNotAllowed,
                 "\(operation) cannot run inside withReadTransaction, whose reads keep the store as it was when "

@@ -16,6 +16,8 @@ final class SQLiteStore: @unchecked Sendable {
     let sqlLog: SQLLog
     private let layoutsByName: [String: EntityLayout]
     let joinTableColumnsByEntity: [String: [(table: String, column: String)]]
+    /// Every join table, once each, by name.
+    let joinTableNames: [String]
     /// The full-text index of each entity that has `.spotlight` attributes.
     let fullTextIndexes: [String: FullTextIndex]
     private let insertSQLByEntity: [String: String]
@@ -37,6 +39,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.schema = schema
         self.layoutsByName = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.layout) })
         self.joinTableColumnsByEntity = Self.joinTableColumns(of: schema)
+        self.joinTableNames = Set(joinTableColumnsByEntity.values.joined().map(\.table)).sorted()
         self.insertSQLByEntity = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, Self.insertSQL(of: $0.layout)) })
         self.fullTextIndexes = Dictionary(uniqueKeysWithValues: schema.entities.compactMap { entity in
             FullTextIndex.of(entity.layout).map { (entity.name, $0) }
@@ -102,10 +105,9 @@ final class SQLiteStore: @unchecked Sendable {
         // still refer to files the copy may no longer need: only a store opened for use is swept.
         if migrates {
             try sweepOrphanedExternalFiles()
-            let joinTables = Set(joinTableColumnsByEntity.values.flatMap { $0.map(\.table) }).sorted()
             do {
                 plannerStatistics = try PlannerStatistics(
-                    entityTables: schema.entities.map(\.name), joinTables: joinTables, writer: writer)
+                    entityTables: schema.entities.map(\.name), joinTables: joinTableNames, writer: writer)
             } catch {
                 // Statistics make plans faster, not data right: a store that cannot be analyzed (a
                 // read-only file, say) still opens.
@@ -413,8 +415,8 @@ final class SQLiteStore: @unchecked Sendable {
 
     // MARK: Writing
 
+    /// `ModelContext.save()`, its only caller, has checked that no read transaction is open here.
     func save(_ request: SaveRequest) throws -> SaveResult {
-        try requireNoReadTransaction("save()")
         var result = SaveResult()
         var writtenFiles: [String] = []
         var droppedFiles: [String] = []
@@ -882,7 +884,7 @@ final class SQLiteStore: @unchecked Sendable {
             for entity in schema.entities {
                 try db.execute(sql: "DELETE FROM \(entity.name.quotedIdentifier)")
             }
-            for table in Set(joinTableColumnsByEntity.values.joined().map(\.table)) {
+            for table in joinTableNames {
                 try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
             }
         }

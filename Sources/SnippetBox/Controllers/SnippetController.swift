@@ -60,7 +60,8 @@ struct SnippetController: RouteCollection {
                 heading: results.heading, filterQuery: query.queryString(),
                 rows: rows, selected: selectedDetail, isStoreEmpty: isStoreEmpty,
                 // Only the shown snippet's "move to folder" menu lists the folders.
-                folderOptions: selectedDetail == nil ? [] : try presenter.folderOptions(selected: selectedDetail?.folderID),
+                folderOptions: selectedDetail == nil ? [] : try presenter.folderOptions(
+                    selected: selectedDetail?.folderID, folders: foldersAndTags.folders),
                 form: results.form, pagination: results.pagination, isSearch: query.isSearch, hasRows: !rows.isEmpty)
             return (try presenter.sidebar(current: query.sidebarKey, foldersAndTags: foldersAndTags), page)
         }

@@ -79,8 +79,9 @@ struct Presenter {
             current: current)
     }
 
-    func folderOptions(selected: String?, includeNone: Bool = true) throws -> [Option] {
-        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+    /// The folders a snippet can be moved to; a page that fetched them already passes them.
+    func folderOptions(selected: String?, includeNone: Bool = true, folders fetched: [Folder]? = nil) throws -> [Option] {
+        let folders = try fetched ?? context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
         let none = includeNone ? [Option(value: "", label: "Unfiled", isSelected: (selected ?? "").isEmpty)] : []
         return none + folders.map {
             Option(value: $0.uuid.idString, label: $0.name, isSelected: $0.uuid.idString == selected)
