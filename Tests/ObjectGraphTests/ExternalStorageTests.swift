@@ -60,6 +60,36 @@ final class ExternalStorageTests: StoreTestCase {
         XCTAssertNil(try ModelContext(context.container).fetch(FetchDescriptor<Photo>()).first?.image)
     }
 
+    func testDeletingAModelFetchedWithoutItsFileRemovesTheFile() throws {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        context.insert(Photo(caption: "big", image: bytes(300_000)))
+        try context.save()
+
+        let other = ModelContext(container)
+        var descriptor = FetchDescriptor<Photo>()
+        descriptor.propertiesToFetch = [\.caption]
+        for photo in try other.fetch(descriptor) { other.delete(photo) }
+        try other.save()
+        XCTAssertEqual(externalFiles, [])
+    }
+
+    func testDeletingAModelWhoseFileAnotherContextReplacedRemovesTheNewFile() throws {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        let photo = Photo(caption: "big", image: bytes(300_000))
+        context.insert(photo)
+        try context.save()
+
+        // Another context replaces the file; this one still knows the first.
+        let other = ModelContext(container)
+        try other.fetch(FetchDescriptor<Photo>()).first?.image = bytes(400_000, seed: 9)
+        try other.save()
+        context.delete(photo)
+        try context.save()
+        XCTAssertEqual(externalFiles, [])
+    }
+
     func testChangingAnotherPropertyDoesNotRewriteTheFile() throws {
         let context = ModelContext(try makeContainer(Photo.self))
         let photo = Photo(caption: "big", image: bytes(300_000))
@@ -107,5 +137,88 @@ final class ExternalStorageTests: StoreTestCase {
         container.deleteAllData()
         XCTAssertEqual(externalFiles, [])
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Photo>()), 0)
+    }
+
+    func testDeleteAllDataLeavesAFileNoRowNamesYet() throws {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        context.insert(Photo(caption: "big", image: bytes(300_000)))
+        try context.save()
+        // A file a save on another thread has written and not yet committed a row for: removing it
+        // would leave that row naming a missing file.
+        let pending = UUID().uuidString
+        try Data([1, 2, 3]).write(to: folder.appendingPathComponent("test.store.external").appendingPathComponent(pending))
+
+        container.deleteAllData()
+        XCTAssertEqual(externalFiles, [pending])
+    }
+
+    // MARK: Saves while a read transaction is open
+
+    /// Saves a photo of `first` bytes, then runs `change` on another thread while a read transaction
+    /// of a context of its own is open here, and checks that the transaction still reads `first`.
+    private func readInsideATransaction(
+        whileAnotherThreadRuns change: @escaping @Sendable (ModelContainer) throws -> Void,
+        first: Data, filesInside: Int
+    ) throws -> ModelContainer {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        context.insert(Photo(caption: "big", image: first))
+        try context.save()
+
+        let reader = ModelContext(container)
+        try reader.withReadTransaction {
+            try onAnotherThread { try change(container) }
+            XCTAssertEqual(externalFiles.count, filesInside, "the dropped file waits for the transaction")
+            // The row as the transaction sees it still names the first file.
+            XCTAssertEqual(try reader.fetch(FetchDescriptor<Photo>()).first?.image, first)
+        }
+        return container
+    }
+
+    func testAFileASaveReplacesStaysReadableInATransactionThatBeganBefore() throws {
+        let first = bytes(300_000), second = bytes(400_000, seed: 9)
+        let container = try readInsideATransaction(whileAnotherThreadRuns: { container in
+            let context = ModelContext(container)
+            try context.fetch(FetchDescriptor<Photo>()).first?.image = second
+            try context.save()
+        }, first: first, filesInside: 2)
+
+        XCTAssertEqual(externalFiles.count, 1, "removed when the transaction ended")
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Photo>()).first?.image, second)
+    }
+
+    func testAFileOfADeletedModelStaysReadableInATransactionThatBeganBefore() throws {
+        let container = try readInsideATransaction(whileAnotherThreadRuns: { container in
+            let context = ModelContext(container)
+            for photo in try context.fetch(FetchDescriptor<Photo>()) { context.delete(photo) }
+            try context.save()
+        }, first: bytes(300_000), filesInside: 1)
+
+        XCTAssertEqual(externalFiles, [])
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Photo>()), 0)
+    }
+
+    func testDeleteAllDataKeepsFilesATransactionThatBeganBeforeCanSee() throws {
+        _ = try readInsideATransaction(whileAnotherThreadRuns: { container in
+            container.deleteAllData()
+        }, first: bytes(300_000), filesInside: 1)
+
+        XCTAssertEqual(externalFiles, [])
+    }
+
+    func testAFileIsRemovedAtOnceWhenNoTransactionThatCouldSeeItIsOpen() throws {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        let photo = Photo(caption: "big", image: bytes(300_000))
+        context.insert(photo)
+        try context.save()
+
+        try ModelContext(container).withReadTransaction {
+            _ = try ModelContext(container).fetchCount(FetchDescriptor<Photo>())
+        }
+        photo.image = bytes(400_000, seed: 9)
+        try context.save()
+        XCTAssertEqual(externalFiles.count, 1)
     }
 }

@@ -12,18 +12,6 @@ final class ReadTransactionTests: StoreTestCase {
         try context.save()
     }
 
-    /// Saves on another thread and waits for it: this thread's transaction stays open meanwhile.
-    private func insertOnAnotherThread(_ titles: [String], in container: ModelContainer) throws {
-        let done = DispatchSemaphore(value: 0)
-        let failure = LockedValue<(any Error)?>(nil)
-        DispatchQueue.global().async {
-            do { try Self.insert(titles, in: container) } catch { failure.withLock { $0 = error } }
-            done.signal()
-        }
-        done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
-    }
-
     func testReadsInsideSeeTheStoreAsItWasWhenTheyBegan() throws {
         let container = try makeContainer(SnippetFolder.self)
         try Self.insert(["a", "b"], in: container)
@@ -31,7 +19,7 @@ final class ReadTransactionTests: StoreTestCase {
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<SnippetItem>()), 2)
 
         try context.withReadTransaction {
-            try insertOnAnotherThread(["c"], in: container)
+            try onAnotherThread { try Self.insert(["c"], in: container) }
             XCTAssertEqual(try context.fetch(FetchDescriptor<SnippetItem>()).map(\.title).sorted(), ["a", "b"])
             // The count kept from before followed the save to 3: the transaction does not take it.
             XCTAssertEqual(try context.fetchCount(FetchDescriptor<SnippetItem>()), 2)

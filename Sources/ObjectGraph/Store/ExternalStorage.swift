@@ -70,10 +70,6 @@ final class ExternalStorage: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
     }
 
-    func removeAll() {
-        for name in fileNames() { remove(name) }
-    }
-
     func fileNames() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(Self.isValidName)
     }

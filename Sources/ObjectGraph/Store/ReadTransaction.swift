@@ -50,6 +50,10 @@ extension SQLiteStore {
         // Taken before the transaction reads anything, so that a change the store makes meanwhile
         // is known to the cache as newer than the transaction (see `AggregateCache.value`).
         let generation = aggregateCache.currentGeneration()
+        // Dated before the transaction reads anything too: files a save drops from now on stay
+        // until it ends, since its rows may still name them.
+        let began = externalFileRetirement?.transactionBegins()
+        defer { if let began { externalFileRetirement?.transactionEnded(began) } }
         return try writer.read { _ in
             let scope = ReadTransactionScope(store: ObjectIdentifier(identity), generation: generation)
             return try ReadTransactionScope.$open.withValue(ReadTransactionScope.open + [scope]) {

@@ -11,6 +11,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// Identifies the store in `PersistentIdentifier`s: its file path, or a UUID for memory stores.
     let identifier: String
     let externalStorage: ExternalStorage?
+    /// Removes the external files saves drop, once no read transaction that may see them is open;
+    /// nil for a store in memory, which has none.
+    let externalFileRetirement: ExternalFileRetirement?
     let logger: Logger
     /// Every statement the store runs: logged when SQL debugging is on, and observable by tests.
     let sqlLog: SQLLog
@@ -93,6 +96,7 @@ final class SQLiteStore: @unchecked Sendable {
                 .loadIssueModelContainer,
                 "cannot open the store at \(configuration.url.path): \(error)")
         }
+        externalFileRetirement = externalStorage.map { storage in ExternalFileRetirement { storage.remove($0) } }
         let writerForVersion = writer
         aggregateCache = AggregateCache(
             store: identity,
@@ -448,9 +452,6 @@ final class SQLiteStore: @unchecked Sendable {
                     if let old = update.storage.committedExternalFiles[index] { droppedFiles.append(old) }
                 }
             }
-            for storage in request.deletes {
-                droppedFiles.append(contentsOf: storage.committedExternalFiles.values)
-            }
 
             let storeChange = change(made: request)
             var changedRows = aggregateCache.holdsResultsWithUpkeep ? changedRows(by: request) : [:]
@@ -487,8 +488,13 @@ final class SQLiteStore: @unchecked Sendable {
                     }
                     return keys
                 }
-                // Full-text entries leave while their rows still hold the text.
-                for (entity, keys) in keysByEntity(request.deletes) { try fullTextIndexes[entity]?.remove(keys: keys, in: db) }
+                // Full-text entries leave while their rows still hold the text, and the files go that
+                // the rows name now: the model may have been read without its file (`propertiesToFetch`),
+                // or before another context replaced it.
+                for (entity, keys) in keysByEntity(request.deletes) {
+                    try fullTextIndexes[entity]?.remove(keys: keys, in: db)
+                    droppedFiles += try externalFileNames(of: try layout(named: entity), keys: keys, in: db)
+                }
                 for storage in request.deletes {
                     guard let key = storage.primaryKey else { continue }
                     try deleteRow(of: storage.layout, key: key, in: db)
@@ -610,7 +616,7 @@ final class SQLiteStore: @unchecked Sendable {
             for name in writtenFiles { externalStorage?.remove(name) }
             throw StoreErrorMapper.map(error, schema: schema)
         }
-        for name in droppedFiles { externalStorage?.remove(name) }
+        externalFileRetirement?.saveCommitted(dropping: droppedFiles)
         var deletedByEntity: [String: Int] = [:]
         for storage in request.deletes where storage.primaryKey != nil { deletedByEntity[storage.layout.name, default: 0] += 1 }
         for (entity, keys) in result.batchDeletedKeys { deletedByEntity[entity, default: 0] += keys.count }
@@ -873,7 +879,11 @@ final class SQLiteStore: @unchecked Sendable {
     func deleteAllData() throws {
         try requireNoReadTransaction("deleteAllData")
         defer { aggregateCache.storeDidChange() }
-        try writer.write { db in
+        // The files the rows name, read in the transaction that deletes them. Every file in the folder
+        // would include one a concurrent save has written but not yet committed, and its row would
+        // then name a missing file; files no row names are the sweep's, at the next open.
+        let droppedFiles = try writer.write { db in
+            let referenced = externalStorage == nil ? [] : try referencedExternalFileNames(in: db)
             // The full-text indexes and join tables go with the rows: left behind, an index held
             // entries for text that was gone (FTS5's integrity check failed) and join tables named
             // rows that no longer exist.
@@ -887,8 +897,9 @@ final class SQLiteStore: @unchecked Sendable {
             for table in joinTableNames {
                 try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
             }
+            return referenced
         }
-        externalStorage?.removeAll()
+        externalFileRetirement?.saveCommitted(dropping: droppedFiles.sorted())
         do {
             try plannerStatistics?.recordEmptied(writer: writer)
         } catch {

@@ -45,6 +45,19 @@ class StoreTestCase: XCTestCase {
         }
     }
 
+    /// Runs `body` on another thread and waits for it: a read transaction open on this thread
+    /// stays open meanwhile, and a save there is not inside it.
+    func onAnotherThread(_ body: @escaping @Sendable () throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedValue<(any Error)?>(nil)
+        DispatchQueue.global().async {
+            do { try body() } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
     var externalFiles: [String] {
         let directory = folder.appendingPathComponent("test.store.external")
         return (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
