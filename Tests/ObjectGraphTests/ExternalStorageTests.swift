@@ -90,6 +90,81 @@ final class ExternalStorageTests: StoreTestCase {
         XCTAssertEqual(externalFiles, [])
     }
 
+    // MARK: Files are read when their property is
+
+    /// A container holding one saved photo of `image`, and the name of its file.
+    private func savedPhoto(_ image: Data) throws -> (ModelContainer, file: URL) {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        context.insert(Photo(caption: "big", image: image))
+        try context.save()
+        let name = try XCTUnwrap(externalFiles.first)
+        return (container, folder.appendingPathComponent("test.store.external").appendingPathComponent(name))
+    }
+
+    func testAFetchReadsNoFileUntilThePropertyIsRead() throws {
+        let (container, file) = try savedPhoto(bytes(300_000))
+        let context = ModelContext(container)
+        let photo = try XCTUnwrap(try context.fetch(FetchDescriptor<Photo>()).first)
+        XCTAssertEqual(photo.caption, "big")
+        // What the file holds when the property is read is what it returns: the fetch did not read it.
+        let rewritten = bytes(200_000, seed: 3)
+        try rewritten.write(to: file)
+        XCTAssertEqual(photo.image, rewritten)
+    }
+
+    func testAFileAnotherContextReplacedAfterTheFetchReadsAsItIsNow() throws {
+        let (container, _) = try savedPhoto(bytes(300_000))
+        let context = ModelContext(container)
+        let photo = try XCTUnwrap(try context.fetch(FetchDescriptor<Photo>()).first)
+
+        let replacement = bytes(400_000, seed: 9)
+        let other = ModelContext(container)
+        try other.fetch(FetchDescriptor<Photo>()).first?.image = replacement
+        try other.save()
+        // The file the fetched row named is gone; the row names the new one.
+        XCTAssertEqual(photo.image, replacement)
+    }
+
+    func testAMissingFileReadsAsNilAndTheNextSaveSaysWhy() throws {
+        let (container, file) = try savedPhoto(bytes(300_000))
+        try FileManager.default.removeItem(at: file)
+        let context = ModelContext(container)
+        let photo = try XCTUnwrap(try context.fetch(FetchDescriptor<Photo>()).first)
+        XCTAssertNil(photo.image)
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertTrue("\(error)".contains("cannot be read"), "\(error)")
+        }
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Photo>()), 1, "the row is kept")
+    }
+
+    func testReplacingAFileNotReadYetRemovesTheOldOne() throws {
+        let (container, _) = try savedPhoto(bytes(300_000))
+        let first = externalFiles
+        let context = ModelContext(container)
+        let photo = try XCTUnwrap(try context.fetch(FetchDescriptor<Photo>()).first)
+        photo.image = bytes(400_000, seed: 9)
+        try context.save()
+        XCTAssertEqual(externalFiles.count, 1)
+        XCTAssertNotEqual(externalFiles, first)
+
+        let another = ModelContext(container)
+        try another.fetch(FetchDescriptor<Photo>()).first?.image = nil
+        try another.save()
+        XCTAssertEqual(externalFiles, [])
+    }
+
+    func testSavingAnotherPropertyKeepsAFileNotReadYet() throws {
+        let image = bytes(300_000)
+        let (container, _) = try savedPhoto(image)
+        let before = externalFiles
+        let context = ModelContext(container)
+        try context.fetch(FetchDescriptor<Photo>()).first?.caption = "renamed"
+        try context.save()
+        XCTAssertEqual(externalFiles, before)
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Photo>()).first?.image, image)
+    }
+
     func testChangingAnotherPropertyDoesNotRewriteTheFile() throws {
         let context = ModelContext(try makeContainer(Photo.self))
         let photo = Photo(caption: "big", image: bytes(300_000))

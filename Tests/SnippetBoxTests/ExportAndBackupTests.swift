@@ -127,6 +127,24 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(FolderArchive.safeName(".hidden\u{0}name"), "hidden-name")
     }
 
+    func testAnExportStopsWhenAnImageFileCannotBeRead() async throws {
+        let id = try await createSnippet(SnippetUpload(
+            title: "Big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")))
+        _ = try await download("/data/export.json")
+        // The image went to a file beside the store; it is lost behind the app's back.
+        let files = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") } ?? []
+        XCTAssertEqual(files.count, 1)
+        for file in files { try FileManager.default.removeItem(at: file) }
+
+        try await send(.GET, "/data/export.json") { response async throws in
+            XCTAssertEqual(response.status, .internalServerError, "an export without the image would look complete")
+        }
+        try await send(.GET, "/snippets/\(id)/image") { response async throws in
+            XCTAssertEqual(response.status, .internalServerError, "damage, not a snippet without an image")
+        }
+    }
+
     func testABackupRestoresEveryAccountWithImages() async throws {
         try await fillLibrary()
         try await addAccount("second")

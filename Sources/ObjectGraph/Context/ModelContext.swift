@@ -429,6 +429,8 @@ public final class ModelContext: Equatable {
                         // The row was registered under another instance: that instance gets the new values.
                         let target = existing.storage
                         target.values = storage.values
+                        // Every value is now the insert's: none is left to read from the store.
+                        target.unloadedSlots = []
                         target.committedRow = storage.committedRow
                         target.committedExternalFiles = storage.committedExternalFiles
                         storage.mergedInto = target

@@ -61,7 +61,7 @@ extension ModelStorage {
 
     /// The value of a relationship slot, loading it through the context on first access.
     func resolvedRelationshipValue(at index: Int) -> Any {
-        if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns() }
+        if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns(for: index) }
         let slot = layout.slots[index]
         let value = values[index]
         if let fault = Self.value(value, as: ToOneFault.self) {

@@ -97,24 +97,41 @@ class ModelStorage {
         context?.storageDidChange(self)
     }
 
-    /// Reads the columns a partial fetch left out, all at once, the first time one of them is needed.
-    func loadUnloadedColumns() {
+    /// Reads columns the fetch left out. An external file the fetched row named is read by that name,
+    /// alone, when its own property is read (`index`). Other columns (`propertiesToFetch`) are read
+    /// all at once, from the row as it is now, the first time one of them is needed; `index` nil reads
+    /// everything, as a write does before it changes the model.
+    func loadUnloadedColumns(for index: Int? = nil) {
         guard !unloadedSlots.isEmpty, let store, let primaryKey else { return }
-        let query = RowQuery.row(primaryKey)
+        let wanted: Set<Int>
+        if let index, isUnreadExternalFile(index) {
+            wanted = [index]
+        } else if index != nil {
+            wanted = unloadedSlots.filter { !isUnreadExternalFile($0) }
+        } else {
+            wanted = unloadedSlots
+        }
         do {
-            guard let row = try store.fetchRows(layout, query: query).first else { return }
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
-            for reader in layout.columnReaders where unloadedSlots.contains(reader.slot.index) {
+            let rowNeeded = wanted.contains { !isUnreadExternalFile($0) }
+            let row = rowNeeded ? try store.fetchRows(layout, query: RowQuery.row(primaryKey)).first : nil
+            if rowNeeded && row == nil { return }
+            for reader in layout.columnReaders where wanted.contains(reader.slot.index) {
                 let index = reader.slot.index
-                committed[index] = row.valuesBySlot[index]
-                values[index] = try store.read(row.valuesBySlot[index], with: reader, for: self, rowKey: primaryKey, committed: &committed)
+                if !isUnreadExternalFile(index), let row { committed[index] = row.valuesBySlot[index] }
+                values[index] = try store.read(committed[index], with: reader, for: self, rowKey: primaryKey, committed: &committed)
             }
             committedRow = committed
-            unloadedSlots.removeAll()
+            unloadedSlots.subtract(wanted)
         } catch {
             context?.deferredErrors.append(SwiftDataError(
                 .storeFailure, "cannot read the rest of a \(layout.name): \(error)", entity: layout.name))
         }
+    }
+
+    /// Whether a slot holds an external file not read yet, whose name the committed row holds.
+    private func isUnreadExternalFile(_ index: Int) -> Bool {
+        unloadedSlots.contains(index) && committedExternalFiles[index] != nil
     }
 
     /// The value a property reads when nothing was set: its declared default, or nil for optionals.
@@ -186,7 +203,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
 
     @inline(never)
     private func slowValue<Value>(at index: Int, as type: Value.Type) -> Value {
-        if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns() }
+        if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns(for: index) }
         if layout.slots[index].relationship != nil {
             if let value = resolvedRelationshipValue(at: index) as? Value { return value }
         } else if let value = values[index] as? Value {

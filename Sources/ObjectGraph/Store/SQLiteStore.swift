@@ -327,7 +327,10 @@ final class SQLiteStore: @unchecked Sendable {
         case .general:
             let decoded = try decodeColumn(stored, slot: reader.slot, entity: storage.layout.name, rowKey: rowKey)
             committed[reader.slot.index] = decoded.inline
-            if let file = decoded.externalFile { storage.committedExternalFiles[reader.slot.index] = file }
+            // Cleared when the value read is inline: the file named before was replaced meanwhile.
+            if decoded.externalFile != nil || storage.committedExternalFiles[reader.slot.index] != nil {
+                storage.committedExternalFiles[reader.slot.index] = decoded.externalFile
+            }
             return decoded.value
         }
     }
@@ -336,7 +339,12 @@ final class SQLiteStore: @unchecked Sendable {
     ///
     /// The values are built in a local array and stored once: writing each slot of the storage's
     /// array in place made the runtime check exclusive access to the property for every column.
+    ///
+    /// A column that names an external file is left unloaded, its file to be read when the property
+    /// is first read (`ModelStorage.loadUnloadedColumns`): files are large by definition, and a page
+    /// of models that shows none of them read every one (50 screenshots for a list page).
     func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
+        var unloaded = unloaded
         // The committed row is the fetched one, shared: only a column whose committed value differs
         // from what was read (an external file's inline form) makes it a copy of its own.
         var committed = row.valuesBySlot
@@ -350,6 +358,14 @@ final class SQLiteStore: @unchecked Sendable {
             let index = reader.slot.index
             if !unloaded.isEmpty, unloaded.contains(index) {
                 values[index] = UnloadedValue()
+                continue
+            }
+            if case .general = reader.kind, reader.slot.isExternalStorage,
+               let name = ExternalStorage.referencedFileName(in: row.valuesBySlot[index]) {
+                // The committed value stays the file's name, which the load reads by.
+                values[index] = UnloadedValue()
+                unloaded.insert(index)
+                storage.committedExternalFiles[index] = name
                 continue
             }
             do {

@@ -250,8 +250,11 @@ struct SnippetController: RouteCollection {
     @Sendable func image(req: Request) async throws -> Response {
         let id = try snippetID(req)
         let found = try await req.store.read { context -> (Data, String, Date)? in
-            guard let snippet = try Lookup.snippet(id, in: context), let data = snippet.imageData,
-                  let type = snippet.imageContentType else { return nil }
+            guard let snippet = try Lookup.snippet(id, in: context), let type = snippet.imageContentType else { return nil }
+            // A type without data: the image's file cannot be read, which is damage, not "no image".
+            guard let data = snippet.imageData else {
+                throw Abort(.internalServerError, reason: "The image of this snippet cannot be read from the data folder.")
+            }
             return (data, type, snippet.updatedAt)
         }
         guard let (data, contentType, updated) = found else { throw Abort(.notFound, reason: "This snippet has no image.") }

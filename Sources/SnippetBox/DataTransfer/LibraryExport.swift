@@ -65,7 +65,13 @@ struct LibraryExport: Codable, Equatable, Sendable {
         var descriptor = FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.title)])
         descriptor.relationshipKeyPathsForPrefetching = [\.folder, \.tags]
         snippets = try context.fetch(descriptor).map { snippet in
-            SnippetRecord(
+            // An image file that cannot be read reads as no image: an export would leave it out unsaid.
+            if snippet.imageContentType != nil && snippet.imageData == nil {
+                throw ExportError(
+                    "the image of “\(snippet.title)” cannot be read from the data folder, so the export stops rather "
+                        + "than leave it out; `snippetbox check` lists what is damaged")
+            }
+            return SnippetRecord(
                 uuid: snippet.uuid, title: snippet.title, code: snippet.code, notes: snippet.notes,
                 language: snippet.language.rawValue, isFavorite: snippet.isFavorite,
                 createdAt: snippet.createdAt, updatedAt: snippet.updatedAt, deletedAt: snippet.deletedAt,
@@ -118,6 +124,11 @@ struct LibraryExport: Codable, Equatable, Sendable {
 private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
     guard let a, let b else { return nil }
     return (a, b)
+}
+
+struct ExportError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 struct ImportError: Error, CustomStringConvertible {
