@@ -111,6 +111,30 @@ enum RenamedIndexedJots {
     init() {}
 }
 
+// Two entities whose indexes get one name: underscores join entity and property names.
+@Model final class Crate_lid {
+    #Index<Crate_lid>([\.label])
+    var label: String = ""
+    init() {}
+}
+
+@Model final class Crate {
+    #Index<Crate>([\.lid_label])
+    var lid_label: String = ""
+    init() {}
+}
+
+// An entity whose name is another's unique index.
+@Model final class Stamp {
+    @Attribute(.unique) var code: String = ""
+    init() {}
+}
+
+@Model final class Stamp_code_unique {
+    var note: String = ""
+    init() {}
+}
+
 final class IndexTests: StoreTestCase {
     private let start = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -328,6 +352,24 @@ final class IndexTests: StoreTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: storeURL.path), "refused before the store is created",
                        file: file, line: line)
+    }
+
+    func testIndexesOfTwoEntitiesThatWouldShareANameAreRefused() {
+        XCTAssertThrowsError(try open(Crate_lid.self, Crate.self)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .loadIssueModelContainer, "\(error)")
+            XCTAssertTrue("\(error)".contains(
+                "the #Index of Crate on lid_label and the #Index of Crate_lid on label would both be named Crate_lid_label_index"),
+                "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: storeURL.path), "refused before the store is created")
+        // Apart, each opens with its index.
+        XCTAssertNoThrow(try open(Crate_lid.self))
+    }
+
+    func testATableNamedLikeAnotherEntitysIndexIsRefused() {
+        XCTAssertThrowsError(try open(Stamp.self, Stamp_code_unique.self)) { error in
+            XCTAssertTrue("\(error)".contains("would both be named Stamp_code_unique"), "\(error)")
+        }
     }
 
     func testAToManyRelationshipCannotBeIndexed() {

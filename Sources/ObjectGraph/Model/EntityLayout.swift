@@ -227,6 +227,15 @@ final class EntityLayout: @unchecked Sendable {
         ([entity] + columns.map(\.propertyName) + ["index"]).joined(separator: "_")
     }
 
+    /// The index that keeps a `.unique` attribute unique.
+    static func uniqueIndexName(entity: String, slot: PropertySlot) -> String { "\(entity)_\(slot.name)_unique" }
+
+    /// The index on a to-one relationship's key column.
+    static func foreignKeyIndexName(entity: String, slot: PropertySlot) -> String { "\(entity)_\(slot.name)_key" }
+
+    /// The index of a join table by the other side's key, then the owner's.
+    static func joinTableIndexName(table: String) -> String { "\(table)_destination_source" }
+
     /// `\Model.persistentModelID`, which `#Index` may name first: an index that starts with the row's
     /// key holds a narrow copy of a few columns, which a query that joins the table by key (a
     /// search's hits, a to-many relationship's members) reads instead of the whole, wide rows.

@@ -39,6 +39,7 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
             errors.append(contentsOf: entity.layout.relationshipErrors)
             queue.append(contentsOf: entity.relationships.compactMap(\.destinationType))
         }
+        errors.append(contentsOf: StoreNames.collisions(in: entities))
         self.entities = entities
         self.modelTypes = modelTypes
         self.version = version

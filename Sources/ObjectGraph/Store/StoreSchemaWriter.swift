@@ -56,12 +56,12 @@ struct StoreSchemaWriter {
             try db.execute(sql: Self.createTableSQL(of: layout))
         }
         for slot in layout.columnSlots where slot.isUnique {
-            let index = "\(layout.name)_\(slot.name)_unique".quotedIdentifier
+            let index = EntityLayout.uniqueIndexName(entity: layout.name, slot: slot).quotedIdentifier
             try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
         }
         // Foreign keys are indexed: loading a to-many side and applying delete rules search by them.
         for slot in layout.foreignKeySlots {
-            let index = "\(layout.name)_\(slot.name)_key".quotedIdentifier
+            let index = EntityLayout.foreignKeyIndexName(entity: layout.name, slot: slot).quotedIdentifier
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
         }
         try createDeclaredIndexes(of: layout, in: db)
@@ -110,7 +110,7 @@ struct StoreSchemaWriter {
         // from this index alone, and the probes of one destination stay in its part of the index,
         // where those through the primary key jump across all of it. With both tags of a two-tag
         // filter, the newest page's query went from 4–7 ms to 3 ms in `sqlite3` on 100,000 snippets.
-        let index = "\(name)_destination_source"
+        let index = EntityLayout.joinTableIndexName(table: name)
         let isNew = try !db.indexes(on: name).contains { $0.name == index }
         try db.execute(sql: """
             CREATE INDEX IF NOT EXISTS \(index.quotedIdentifier) ON \(name.quotedIdentifier)("destination", "source")
