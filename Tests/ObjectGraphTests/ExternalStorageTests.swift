@@ -75,11 +75,7 @@ final class ExternalStorageTests: StoreTestCase {
     }
 
     func testDeletingAModelWhoseFileAnotherContextReplacedRemovesTheNewFile() throws {
-        let container = try makeContainer(Photo.self)
-        let context = ModelContext(container)
-        let photo = Photo(caption: "big", image: bytes(300_000))
-        context.insert(photo)
-        try context.save()
+        let (container, context, photo) = try savedPhotoInItsContext(bytes(300_000))
 
         // Another context replaces the file; this one still knows the first.
         let other = ModelContext(container)
@@ -90,14 +86,21 @@ final class ExternalStorageTests: StoreTestCase {
         XCTAssertEqual(externalFiles, [])
     }
 
+    /// A container holding one photo of `image`, saved through the context returned with it.
+    private func savedPhotoInItsContext(_ image: Data) throws -> (ModelContainer, ModelContext, Photo) {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        let photo = Photo(caption: "big", image: image)
+        context.insert(photo)
+        try context.save()
+        return (container, context, photo)
+    }
+
     // MARK: Files are read when their property is
 
     /// A container holding one saved photo of `image`, and the name of its file.
     private func savedPhoto(_ image: Data) throws -> (ModelContainer, file: URL) {
-        let container = try makeContainer(Photo.self)
-        let context = ModelContext(container)
-        context.insert(Photo(caption: "big", image: image))
-        try context.save()
+        let (container, _, _) = try savedPhotoInItsContext(image)
         let name = try XCTUnwrap(externalFiles.first)
         return (container, folder.appendingPathComponent("test.store.external").appendingPathComponent(name))
     }
@@ -283,11 +286,7 @@ final class ExternalStorageTests: StoreTestCase {
     }
 
     func testAFileIsRemovedAtOnceWhenNoTransactionThatCouldSeeItIsOpen() throws {
-        let container = try makeContainer(Photo.self)
-        let context = ModelContext(container)
-        let photo = Photo(caption: "big", image: bytes(300_000))
-        context.insert(photo)
-        try context.save()
+        let (container, context, photo) = try savedPhotoInItsContext(bytes(300_000))
 
         try ModelContext(container).withReadTransaction {
             _ = try ModelContext(container).fetchCount(FetchDescriptor<Photo>())

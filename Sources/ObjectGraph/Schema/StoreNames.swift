@@ -3,8 +3,8 @@
 ///
 /// SQLite keeps every table and index of a database in one namespace, and ObjectGraph builds names by
 /// joining entity and property names with underscores, so two different owners can get one name: the
-/// `#Index` of an entity `Shelf_book` on `title` and that of `Shelf` on `book_title` are both
-/// `Shelf_book_title_index`. `CREATE INDEX IF NOT EXISTS` under a taken name does nothing, so the
+/// `#Index` of an entity `Crate_lid` on `label` and that of `Crate` on `lid_label` are both
+/// `Crate_lid_label_index`. `CREATE INDEX IF NOT EXISTS` under a taken name does nothing, so the
 /// second index would have been missing without a word; a table under a taken name fails at open.
 enum StoreNames {
     /// One error per name that two owners would share.
