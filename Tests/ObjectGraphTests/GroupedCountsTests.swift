@@ -137,4 +137,29 @@ final class GroupedCountsTests: StoreTestCase {
         }
         XCTAssertFalse(after.contains { $0.contains("COUNT(") }, "the kept counts followed the save: \(after)")
     }
+
+    /// A search and the counts per label of the same word count its hits once between them: the
+    /// counts by complement take the search's total from the cache.
+    func testASearchAndTheCountsOfItsWordCountTheHitsOnce() throws {
+        let container = try makeContainer(Dish.self, DishLabel.self)
+        let writer = ModelContext(container)
+        let quick = DishLabel(name: "quick")
+        for index in 0..<6 {
+            let dish = Dish(title: index < 5 ? "soup \(index)" : "bread")
+            dish.labels = [quick]
+            writer.insert(dish)
+        }
+        try writer.save()
+        let reader = ModelContext(container)
+        let searching = try selects(in: container) {
+            XCTAssertEqual(try reader.search(Dish.self, for: "soup").totalCount, 5)
+        }
+        XCTAssertEqual(searching.filter { $0.hasPrefix("SELECT COUNT(*)") && $0.contains("MATCH") }.count, 1, "\(searching)")
+        let counting = try selects(in: container) {
+            XCTAssertEqual(try reader.counts(ofEach: \Dish.labels, matching: "soup")[quick.persistentModelID], 5)
+        }
+        XCTAssertTrue(counting.contains { $0.contains("NOT COALESCE") }, "most dishes match: by complement: \(counting)")
+        XCTAssertFalse(counting.contains { $0.hasPrefix("SELECT COUNT(*)") && $0.contains("MATCH") },
+                       "the hits were counted by the search: \(counting)")
+    }
 }

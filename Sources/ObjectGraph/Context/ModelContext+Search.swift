@@ -68,17 +68,7 @@ extension ModelContext {
             """
         let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
 
-        let countSQL = "SELECT COUNT(*) \(from)"
-        // The same count over a save's rows, each matched by rowid (see `CountUpkeep`).
-        let total = try store.aggregateCache.value(sql: countSQL, arguments: arguments, upkeep: CountUpkeep.total(
-            entity: layout.name,
-            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) WHERE \(index.rowMatchCondition(alias: alias))"
-                + (condition.map { " AND \($0.sql)" } ?? ""),
-            arguments: arguments)) {
-            try store.read { db in
-                try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: arguments)) ?? 0
-            }
-        }
+        let total = try fullTextCount(layout, index: index, match: match, condition: condition)
         let rank = "bm25(\(fts)\(weightList.map { ", \($0)" }.joined()))"
         // The page's keys first, sorting ranks and keys only; then each row with its excerpts, found by
         // key. Sorting whole rows kept the code and notes of every match in SQLite's sorter, and made an
@@ -238,5 +228,32 @@ extension ModelContext {
         }
         if !current.isEmpty { fragments.append(TextFragment(text: current, isMatch: inMatch)) }
         return fragments
+    }
+}
+
+extension ModelContext {
+    /// How many rows match a full-text query and a condition: a search's total, and the matching
+    /// count that counts by complement need (`countsByComplement`), which share it through the cache.
+    /// Counting them with the match as a set (`_pk IN (SELECT rowid …)`) took 27 ms for a word in
+    /// 74,000 of 100,000 snippets, joining the index to the rows 19 ms; a first search for a common
+    /// word counted both ways.
+    func fullTextCount(_ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?) throws -> Int {
+        let fts = index.tableName.quotedIdentifier
+        let alias = RowQuery.alias.quotedIdentifier
+        let countSQL = """
+            SELECT COUNT(*) FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = \(fts).rowid
+            WHERE \(fts) MATCH ?\(condition.map { " AND \($0.sql)" } ?? "")
+            """
+        let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
+        // The same count over a save's rows, each matched by rowid (see `CountUpkeep`).
+        return try store.aggregateCache.value(sql: countSQL, arguments: arguments, upkeep: CountUpkeep.total(
+            entity: layout.name,
+            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name)) WHERE \(index.rowMatchCondition(alias: alias))"
+                + (condition.map { " AND \($0.sql)" } ?? ""),
+            arguments: arguments)) {
+            try store.read { db in
+                try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: StatementArguments(columnValues: arguments)) ?? 0
+            }
+        }
     }
 }
