@@ -30,6 +30,15 @@ public final class Libraries: Sendable {
         }
     }
 
+    /// Opens the account's library on the thread pool if it is not open yet. Opening reads the store and
+    /// may migrate it (seconds for a large library): on the request's own thread, which is an event loop
+    /// in the served app, every connection of that loop would wait. A failure is left for the route's
+    /// own `store(for:)` to report, as it was.
+    public func openInBackground(for account: AccountInfo) async {
+        guard open.withLockedValue({ $0[account.id] == nil }) else { return }
+        _ = try? await threadPool.runIfActive { try self.store(for: account) }
+    }
+
     /// Closes the account's library and moves its files into `removed/` in the data directory,
     /// where an administrator can still recover them.
     public func retire(_ account: AccountInfo) throws {
