@@ -58,6 +58,14 @@ final class SnippetRoutesTests: AppTestCase {
         }
     }
 
+    func testEachRowOfTheListShowsAnExcerptOfItsNotesOrElseItsCode() async throws {
+        try await createSnippet(SnippetUpload(title: "Code only", code: "\n  let answer = 42\nprint(answer)\n"))
+        try await createSnippet(SnippetUpload(title: "With notes", code: "ignored()", notes: "Prints the answer."))
+        let body = try await page("/snippets")
+        XCTAssertTrue(body.contains(#"<span class="row-excerpt">let answer = 42 print(answer)</span>"#), body)
+        XCTAssertTrue(body.contains(#"<span class="row-excerpt">Prints the answer.</span>"#), body)
+    }
+
     func testTheImageIsServedWithItsTypeCachingAndAnETag() async throws {
         let id = try await createSnippet(SnippetUpload(title: "With image", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
         var etag = ""

@@ -36,7 +36,6 @@ struct SnippetList {
             descriptor.fetchLimit = query.pageSize
             descriptor.fetchOffset = offset
             descriptor.relationshipKeyPathsForPrefetching = [\.folder, \.tags]
-            descriptor.propertiesToFetch = [\.uuid, \.title, \.language, \.isFavorite, \.createdAt, \.updatedAt, \.folder, \.deletedAt]
             snippets = try context.fetch(descriptor).map { ($0, [:]) }
             total = try context.fetchCount(FetchDescriptor<Snippet>(predicate: predicate))
         }

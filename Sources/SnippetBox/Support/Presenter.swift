@@ -24,7 +24,7 @@ struct Presenter {
             updated: Formatting.displayDate(snippet.updatedAt),
             isFavorite: snippet.isFavorite,
             isSelected: snippet.uuid == selectedID,
-            excerpt: "")
+            excerpt: Formatting.excerpt(snippet.notes.isEmpty ? snippet.code : snippet.notes))
     }
 
     func detail(_ snippet: Snippet) -> SnippetDetail {
