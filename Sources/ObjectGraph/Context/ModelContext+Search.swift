@@ -62,11 +62,7 @@ extension ModelContext {
         }
         let fts = index.tableName.quotedIdentifier
         let alias = RowQuery.alias.quotedIdentifier
-        let from = """
-            FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = \(fts).rowid
-            WHERE \(fts) MATCH ?\(condition.map { " AND \($0.sql)" } ?? "")
-            """
-        let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
+        let (from, arguments) = Self.fullTextHits(layout, index: index, match: match, condition: condition)
 
         let total = try fullTextCount(layout, index: index, match: match, condition: condition)
         let rank = "bm25(\(fts)\(weightList.map { ", \($0)" }.joined()))"
@@ -232,19 +228,29 @@ extension ModelContext {
 }
 
 extension ModelContext {
+    /// The FROM and WHERE clauses of the rows that match a full-text query and a condition, the index
+    /// joined to the rows by key, with their arguments: a search ranks and counts its hits over them.
+    static func fullTextHits(
+        _ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?
+    ) -> (sql: String, arguments: [DatabaseValue]) {
+        let fts = index.tableName.quotedIdentifier
+        let alias = RowQuery.alias.quotedIdentifier
+        let sql = """
+            FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = \(fts).rowid
+            WHERE \(fts) MATCH ?\(condition.map { " AND \($0.sql)" } ?? "")
+            """
+        return (sql, [match.databaseValue] + (condition?.arguments ?? []))
+    }
+
     /// How many rows match a full-text query and a condition: a search's total, and the matching
     /// count that counts by complement need (`countsByComplement`), which share it through the cache.
     /// Counting them with the match as a set (`_pk IN (SELECT rowid …)`) took 27 ms for a word in
     /// 74,000 of 100,000 snippets, joining the index to the rows 19 ms; a first search for a common
     /// word counted both ways.
     func fullTextCount(_ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?) throws -> Int {
-        let fts = index.tableName.quotedIdentifier
         let alias = RowQuery.alias.quotedIdentifier
-        let countSQL = """
-            SELECT COUNT(*) FROM \(fts) JOIN \(layout.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = \(fts).rowid
-            WHERE \(fts) MATCH ?\(condition.map { " AND \($0.sql)" } ?? "")
-            """
-        let arguments: [DatabaseValue] = [match.databaseValue] + (condition?.arguments ?? [])
+        let (from, arguments) = Self.fullTextHits(layout, index: index, match: match, condition: condition)
+        let countSQL = "SELECT COUNT(*) \(from)"
         // The same count over a save's rows, each matched by rowid (see `CountUpkeep`).
         return try store.aggregateCache.value(sql: countSQL, arguments: arguments, upkeep: CountUpkeep.total(
             entity: layout.name,

@@ -55,7 +55,7 @@ struct StoreSchemaWriter {
         } else {
             try db.execute(sql: Self.createTableSQL(of: layout))
         }
-        for slot in layout.columnSlots where slot.isUnique {
+        for slot in layout.uniqueColumnSlots {
             let index = EntityLayout.uniqueIndexName(entity: layout.name, slot: slot).quotedIdentifier
             try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
         }
