@@ -102,7 +102,7 @@ extension ModelContext {
         }
         var predicateCondition: SQLFragment?
         if let predicate {
-            let condition = try PredicateTranslator.translate(predicate, layout: layout)
+            let condition = try PredicateTranslator.translate(predicate, layout: layout, use: .collectingMatches)
             predicateCondition = condition
             conditions.append(condition.sql)
             rowConditions.append(condition.sql)

@@ -46,7 +46,7 @@ extension ModelContext {
     /// The number of models that match a descriptor, without creating them.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let layout = try store.layout(for: T.self)
-        let query = try rowQuery(for: descriptor, layout: layout)
+        let query = try rowQuery(for: descriptor, layout: layout, use: .collectingMatches)
         var count = try store.count(layout, condition: query.condition)
         if descriptor.includePendingChanges {
             let pending = pendingModels(of: T.self)
@@ -130,9 +130,11 @@ extension ModelContext {
         return Set(layout.storedColumnSlots.map(\.index)).subtracting(wanted)
     }
 
-    private func rowQuery<T: PersistentModel>(for descriptor: FetchDescriptor<T>, layout: EntityLayout) throws -> RowQuery {
+    private func rowQuery<T: PersistentModel>(
+        for descriptor: FetchDescriptor<T>, layout: EntityLayout, use: ConditionUse = .testingRows
+    ) throws -> RowQuery {
         RowQuery(
-            condition: try descriptor.predicate.map { try PredicateTranslator.translate($0, layout: layout) },
+            condition: try descriptor.predicate.map { try PredicateTranslator.translate($0, layout: layout, use: use) },
             orderBy: try RowQuery.orderBy(descriptor.sortBy, layout: layout),
             limit: descriptor.fetchLimit,
             offset: descriptor.fetchOffset)

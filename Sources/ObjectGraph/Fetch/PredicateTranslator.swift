@@ -9,11 +9,24 @@ import GRDB
 /// throws `SwiftDataError.unsupportedPredicate`, naming the node; nothing falls back to filtering
 /// a whole table in memory.
 enum PredicateTranslator {
-    static func translate<T: PersistentModel>(_ predicate: Predicate<T>, layout: EntityLayout) throws -> SQLFragment {
-        let translation = PredicateTranslation(layout: layout)
+    static func translate<T: PersistentModel>(
+        _ predicate: Predicate<T>, layout: EntityLayout, use: ConditionUse = .testingRows
+    ) throws -> SQLFragment {
+        let translation = PredicateTranslation(layout: layout, use: use)
         translation.bind(predicate.variable.key, to: .entity(EntityReference(root: layout)))
         return try translation.condition(predicate.expression)
     }
+}
+
+/// How the statement a condition goes into reads the rows it selects, which decides how a to-many
+/// test is best written. Both forms select the same rows.
+enum ConditionUse {
+    /// Rows in an order, often only the first few (a fetch's window): each row looks up its own
+    /// related rows, so that a walk in the sort's order can stop at the limit.
+    case testingRows
+    /// Every row that matches (a count, counts per group, a search's ranking): a test on a few
+    /// related rows named by a unique value reads their owners once for the statement, as a set.
+    case collectingMatches
 }
 
 /// A model reached by a predicate: the table it is in, and an SQL expression giving its primary key.
@@ -46,6 +59,9 @@ extension SQLFragment {
 struct ToManyReference {
     let mapping: RelationshipMapping
     let ownerKey: SQLFragment
+    /// The owner's row is in the query (`ownerKey` is its alias's key, never NULL), rather than
+    /// reached through a foreign key that may be NULL.
+    let ownerIsRowInQuery: Bool
     var filters: [(variable: PredicateExpressions.VariableID, expression: Any)] = []
 }
 
@@ -65,11 +81,13 @@ enum SQLTerm {
 /// The state of one translation: variables in scope and aliases in use.
 final class PredicateTranslation {
     let rootLayout: EntityLayout
+    let use: ConditionUse
     private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
     private var aliasCounter = 0
 
-    init(layout: EntityLayout) {
+    init(layout: EntityLayout, use: ConditionUse = .testingRows) {
         self.rootLayout = layout
+        self.use = use
     }
 
     func bind(_ variable: PredicateExpressions.VariableID, to term: SQLTerm) {
@@ -279,7 +297,7 @@ final class PredicateTranslation {
             if slot.isForeignKey {
                 return .entity(EntityReference(layout: mapping.destination, key: column(slot.name, of: reference)))
             }
-            return .toMany(ToManyReference(mapping: mapping, ownerKey: reference.key))
+            return .toMany(ToManyReference(mapping: mapping, ownerKey: reference.key, ownerIsRowInQuery: reference.alias != nil))
         }
         guard let codec = slot.codec else {
             throw unsupported(node, detail: "\(layout.name).\(slot.name) is not stored")
@@ -375,38 +393,60 @@ final class PredicateTranslation {
         bind(variable, to: .entity(EntityReference(root: destination, alias: alias)))
         let condition = try condition(expression)
         if case .joinTable(let table) = reference.mapping.storage, reference.filters.isEmpty,
-           Self.picksOneRow(condition, alias: alias, of: destination) {
-            // `tags.contains { $0.uuid == id }`: the related row is found once for the statement, and
-            // each owner needs one lookup in the join table's key. Joining looked the tag up again for
-            // every snippet a filtered list walked: two lookups a row, twice for two tags.
+           Self.picksListedRows(condition, alias: alias, of: destination) {
             let join = newAlias().quotedIdentifier
             let quoted = alias.quotedIdentifier
+            let related = "SELECT \(quoted).\"_pk\" FROM \(destination.name.quotedIdentifier) AS \(quoted) WHERE \(condition.sql)"
+            let own = "\(join).\(table.ownColumn.quotedIdentifier)"
+            let other = "\(join).\(table.otherColumn.quotedIdentifier)"
+            if use == .collectingMatches, reference.ownerIsRowInQuery {
+                // `tags.contains { $0.uuid == id }` in a count: the tag's owners, read once from the
+                // join table's (destination, source) index, as a set the count is driven by or
+                // probes. A lookup per snippet walked all 100,000 snippets for a tag on 5,800 of
+                // them: 43 ms against 5 ms, and 73 ms against 7 ms for two tags that must both match.
+                return SQLFragment(
+                    "(\(reference.ownerKey.sql) IN (SELECT \(own) FROM \(table.name.quotedIdentifier) AS \(join) WHERE \(other) IN (\(related))))",
+                    reference.ownerKey.arguments + condition.arguments)
+            }
+            // `tags.contains { $0.uuid == id }` in a fetch: the related row is found once for the
+            // statement, and each owner needs one lookup in the join table's key, so that a walk of
+            // the newest snippets stops after the page (1 ms, where the set above takes 25 ms to
+            // collect and sort). Joining looked the tag up again for every snippet a filtered list
+            // walked: two lookups a row, twice for two tags.
             return SQLFragment(
                 "EXISTS (SELECT 1 FROM \(table.name.quotedIdentifier) AS \(join) "
-                    + "WHERE \(join).\(table.ownColumn.quotedIdentifier) = \(reference.ownerKey.sql) "
-                    + "AND \(join).\(table.otherColumn.quotedIdentifier) IN "
-                    + "(SELECT \(quoted).\"_pk\" FROM \(destination.name.quotedIdentifier) AS \(quoted) WHERE \(condition.sql)))",
+                    + "WHERE \(own) = \(reference.ownerKey.sql) AND \(other) IN (\(related)))",
                 reference.ownerKey.arguments + condition.arguments)
         }
         let rows = try relatedRows(of: reference, alias: alias)
         return SQLFragment("EXISTS (SELECT 1 \(rows.sql) AND \(condition.sql))", rows.arguments + condition.arguments)
     }
 
-    /// Whether a condition on `alias` is one value against a unique attribute or the key, as
-    /// `equality` writes it, so that at most one row of `layout` passes and no other alias is read.
-    /// (Only then is the row worth finding once: a broad condition on a large table would make a long
-    /// list for every statement.)
-    static func picksOneRow(_ condition: SQLFragment, alias: String, of layout: EntityLayout) -> Bool {
-        guard condition.arguments.count == 1, condition.sql.hasPrefix("("), condition.sql.hasSuffix(")") else { return false }
+    /// Whether a condition on `alias` compares a unique attribute or the key with one captured value,
+    /// or a list of them, as `equality` and `contains` write it, so that at most that many rows of
+    /// `layout` pass and no other alias is read. (Only then are the rows worth finding once: a broad
+    /// condition on a large table would make a long list for every statement.)
+    static func picksListedRows(_ condition: SQLFragment, alias: String, of layout: EntityLayout) -> Bool {
+        guard !condition.arguments.isEmpty, condition.sql.hasPrefix("("), condition.sql.hasSuffix(")") else { return false }
         let inner = condition.sql.dropFirst().dropLast()
         let prefix = "\(alias.quotedIdentifier)."
+        func isUniqueColumn(_ column: Substring) -> Bool {
+            guard column.hasPrefix(prefix) else { return false }
+            let name = String(column.dropFirst(prefix.count))
+            return name == "\"_pk\"" || layout.slots.contains { $0.isUnique && $0.name.quotedIdentifier == name }
+        }
+        // `column IN (?, ?, …)`, one placeholder per argument.
+        if let range = inner.range(of: " IN ("), inner.hasSuffix(")") {
+            let placeholders = inner[range.upperBound...].dropLast()
+            return isUniqueColumn(inner[..<range.lowerBound])
+                && placeholders == Array(repeating: "?", count: condition.arguments.count).joined(separator: ", ")
+        }
+        guard condition.arguments.count == 1 else { return false }
         for op in [" = ", " IS "] {
             let sides = inner.components(separatedBy: op)
             guard sides.count == 2 else { continue }
             guard let column = sides.first(where: { $0.hasPrefix(prefix) }), sides.contains("?") else { return false }
-            let name = String(column.dropFirst(prefix.count))
-            if name == "\"_pk\"" { return true }
-            return layout.slots.contains { $0.isUnique && $0.name.quotedIdentifier == name }
+            return isUniqueColumn(Substring(column))
         }
         return false
     }

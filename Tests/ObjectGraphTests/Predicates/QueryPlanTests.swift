@@ -28,6 +28,27 @@ final class QueryPlanTests: PredicateTestCase {
         XCTAssertEqual(found.map(\.uses), [77_777])
     }
 
+    func testACountOfTheOwnersOfOneTagReadsThatTagsJoinRowsOnce() throws {
+        try open(SnippetFolder.self)
+        let tag = SnippetTag(name: "rare")
+        context.insert(tag)
+        for index in 0..<300 {
+            let item = SnippetItem(title: "item \(index)")
+            if index % 30 == 0 { item.tags = [tag] }
+            context.insert(item)
+        }
+        try context.save()
+        let predicate = #Predicate<SnippetItem> { $0.tags.contains { $0.name == "rare" } }
+        let layout = try container.store.layout(for: SnippetItem.self)
+        let condition = try PredicateTranslator.translate(predicate, layout: layout, use: .collectingMatches)
+        let countSQL = #"SELECT COUNT(*) FROM "SnippetItem" AS "t0" WHERE "# + condition.sql
+        let detail = try queryPlan(of: countSQL, arguments: condition.arguments, in: container.store.writer)
+        // The tag's join rows are a list made once for the statement, not a subquery run for every item.
+        XCTAssertTrue(detail.contains("LIST SUBQUERY"), detail)
+        XCTAssertFalse(detail.contains("CORRELATED"), detail)
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor(predicate: predicate)), 10)
+    }
+
     func testARelationshipKeyLookupUsesTheForeignKeyIndex() throws {
         try open(SnippetFolder.self)
         let folder = SnippetFolder(name: "Work")

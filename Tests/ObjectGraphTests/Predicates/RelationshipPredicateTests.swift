@@ -80,6 +80,37 @@ final class RelationshipPredicateTests: PredicateTestCase {
                             selects: ["save"], label: \.title)
     }
 
+    func testAToManyTestOnListedRowsIsASetOfOwnersInACountAndALookupPerRowInAFetch() throws {
+        let names = ["sql", "unused"]
+        let predicate = #Predicate<SnippetItem> { $0.tags.contains { names.contains($0.name) } }
+        // A fetch (and so `assertPredicate`'s rows) tests each snippet's join rows; its fetchCount
+        // reads the listed tags' owners once, and must count the same snippets.
+        try assertPredicate(predicate,
+                            sql: #"EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" WHERE "t2"."source" = "t0"."_pk" AND "t2"."destination" IN (SELECT "t1"."_pk" FROM "SnippetTag" AS "t1" WHERE ("t1"."name" IN (?, ?))))"#,
+                            selects: ["save", "query"], label: \.title)
+        let layout = try container.store.layout(for: SnippetItem.self)
+        XCTAssertEqual(try PredicateTranslator.translate(predicate, layout: layout, use: .collectingMatches).sql,
+                       #"("t0"."_pk" IN (SELECT "t2"."source" FROM "_SnippetItem_tags" AS "t2" WHERE "t2"."destination" IN (SELECT "t1"."_pk" FROM "SnippetTag" AS "t1" WHERE ("t1"."name" IN (?, ?)))))"#)
+
+        // Negated, and two tags that must both be there: counts and counts per group agree with the models.
+        let reader = ModelContext(container)
+        let all = try reader.fetch(FetchDescriptor<SnippetItem>())
+        let untagged = #Predicate<SnippetItem> { !$0.tags.contains { $0.name == "sql" } }
+        let both = #Predicate<SnippetItem> { $0.tags.contains { $0.name == "sql" } && $0.tags.contains { $0.name == "swift" } }
+        for condition in [predicate, untagged, both] {
+            let matching = try all.filter { try condition.evaluate($0) }
+            XCTAssertEqual(try reader.fetchCount(FetchDescriptor(predicate: condition)), matching.count)
+            let perFolder = try reader.counts(of: \SnippetItem.folder, where: condition)
+            XCTAssertEqual(perFolder, Dictionary(grouping: matching, by: { $0.folder?.persistentModelID }).mapValues(\.count))
+        }
+        XCTAssertEqual(try all.filter { try untagged.evaluate($0) }.map(\.title).sorted(), ["fetch", "loose"])
+        XCTAssertEqual(try all.filter { try both.evaluate($0) }.map(\.title), ["save"])
+
+        // A condition that may pass many tags, or a to-many reached through a to-one, keeps the lookup per row.
+        XCTAssertTrue(try PredicateTranslator.translate(#Predicate<SnippetItem> { $0.tags.contains { $0.name != "sql" } },
+                                                        layout: layout, use: .collectingMatches).sql.hasPrefix("EXISTS"))
+    }
+
     func testTheOtherSideOfRelationships() throws {
         try assertPredicate(#Predicate<SnippetTag> { $0.snippets.isEmpty },
                             sql: #"NOT EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" JOIN "SnippetItem" AS "t1" ON "t1"."_pk" = "t2"."source" WHERE "t2"."destination" = "t0"."_pk")"#,
