@@ -102,7 +102,11 @@ extension ModelContext {
         }
         var predicateCondition: SQLFragment?
         if let predicate {
-            let condition = try PredicateTranslator.translate(predicate, layout: layout, use: .collectingMatches)
+            // Without a full-text match the count walks the rows the condition picks: a to-many test is
+            // best a set made once. With one, the index's hits drive the count and each hit is tested
+            // on its own (the set made a common word's counts per language 30 -> 36 ms).
+            let condition = try PredicateTranslator.translate(
+                predicate, layout: layout, use: text == nil ? .collectingMatches : .testingRows)
             predicateCondition = condition
             conditions.append(condition.sql)
             rowConditions.append(condition.sql)

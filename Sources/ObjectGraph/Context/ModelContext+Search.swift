@@ -56,8 +56,7 @@ extension ModelContext {
         guard let match = FullTextQuery(query).matchExpression else {
             return SearchResults(hits: [], totalCount: 0)
         }
-        // Counting and ranking visit every hit.
-        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout, use: .collectingMatches) }
+        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
         let weightList = layout.spotlightSlots.map { slot in
             weights.first { layout.slot(for: $0.key) === slot }?.value ?? 1
         }

@@ -24,8 +24,8 @@ enum ConditionUse {
     /// Rows in an order, often only the first few (a fetch's window): each row looks up its own
     /// related rows, so that a walk in the sort's order can stop at the limit.
     case testingRows
-    /// Every row that matches (a count, counts per group, a search's ranking): a test on a few
-    /// related rows named by a unique value reads their owners once for the statement, as a set.
+    /// Every row that matches (a count, counts per group, without a full-text match driving them):
+    /// a test on a few related rows named by a unique value reads their owners once, as a set.
     case collectingMatches
 }
 
