@@ -128,7 +128,7 @@ struct GSnippetWithTags: FetchableRecord {
     var tags: [GTag]
     init(row: Row) throws {
         snippet = try GSnippet(row: row)
-        tags = try row["tags"]
+        tags = row["tags"]
     }
 }
 

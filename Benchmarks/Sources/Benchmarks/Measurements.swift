@@ -109,12 +109,11 @@ final class Results {
         }
         print(line(header))
         print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
-        var lastGroup = "", lastGroupName = ""
+        var lastGroupName = ""
         for (entry, row) in zip(entries, rows) {
             if entry.group != lastGroupName && !lastGroupName.isEmpty {
                 print(line(header.map { _ in "" }))
             }
-            lastGroup = entry.workload
             lastGroupName = entry.group
             print(line(row))
         }
