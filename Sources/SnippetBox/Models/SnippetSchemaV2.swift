@@ -25,8 +25,14 @@ public enum SnippetSchemaV2: VersionedSchema {
         // combination most, and SQLite took the update-date index over a wide one for favourites alone.
         // The last index starts with the row's key: a search's count, facets and ranking join every hit
         // to its snippet by key for these columns, and read this narrow copy instead of the wide rows.
+        // The creation-date index holds the folder, language and favourite after the dates, so that the
+        // counts beside the filters of a creation-date range are read from it: looking up each row of
+        // a year's snippets for its folder took 45 ms a count at 100,000 snippets, against 6 ms. (The
+        // update-date index stays narrow: a wider one sorted ties in the update date for deep pages,
+        // 2 -> 13 ms, and an update-date range is already counted from the folder and language indexes.)
         #Index<Snippet>(
-            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt, \.updatedAt], [\.deletedAt, \.title],
+            [\.deletedAt, \.updatedAt], [\.deletedAt, \.createdAt, \.updatedAt, \.folder, \.language, \.isFavorite],
+            [\.deletedAt, \.title],
             [\.deletedAt, \.language, \.updatedAt, \.folder, \.isFavorite, \.createdAt],
             [\.deletedAt, \.folder, \.updatedAt, \.language, \.isFavorite, \.createdAt],
             [\.deletedAt, \.isFavorite, \.updatedAt],
