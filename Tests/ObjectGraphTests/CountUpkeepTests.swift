@@ -63,6 +63,39 @@ final class CountUpkeepTests: StoreTestCase {
         XCTAssertEqual(queries.filter { $0.contains("COUNT(") }, [])
     }
 
+    /// A count of the snippets of one tag reads the tag's owners as a set, but a save brings it up to
+    /// date by testing its few changed rows one by one: collecting the set again for each kept count,
+    /// before and after the save, made every save at 100,000 snippets several milliseconds slower.
+    func testASaveFollowsATagFilteredCountRowByRowNotThroughTheTagsSet() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        let writer = ModelContext(container)
+        let sql = SnippetTag(name: "sql")
+        let a = SnippetItem(title: "a"), b = SnippetItem(title: "b")
+        a.tags = [sql]
+        writer.insert(a)
+        writer.insert(b)
+        try writer.save()
+
+        let reader = ModelContext(container)
+        let taggedSQL = #Predicate<SnippetItem> { $0.tags.contains { $0.name == "sql" } }
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor(predicate: taggedSQL)), 1)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title, where: taggedSQL), ["a": 1])
+
+        b.tags = [sql]
+        let saving = try container.store.sqlLog.statements { try writer.save() }
+        let upkeep = saving.filter { $0.contains("changedRows") }
+        XCTAssertEqual(upkeep.count, 4, "before and after, for each of the two counts: \(saving)")
+        for statement in upkeep {
+            XCTAssertTrue(statement.contains("EXISTS"), statement)
+            XCTAssertFalse(statement.contains("\"_pk\" IN (SELECT"), statement)
+        }
+        let counting = try selects(in: container) {
+            XCTAssertEqual(try reader.fetchCount(FetchDescriptor(predicate: taggedSQL)), 2)
+            XCTAssertEqual(try reader.counts(of: \SnippetItem.title, where: taggedSQL), ["a": 1, "b": 1])
+        }
+        XCTAssertEqual(counting.filter { $0.contains("COUNT(") }, [])
+    }
+
     /// Random saves of every kind, each followed by every cached count compared with the same count
     /// made by hand from the models.
     func testCountsStayRightThroughRandomSaves() throws {

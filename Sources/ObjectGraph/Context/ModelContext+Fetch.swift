@@ -47,7 +47,10 @@ extension ModelContext {
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let layout = try store.layout(for: T.self)
         let query = try rowQuery(for: descriptor, layout: layout, use: .collectingMatches)
-        var count = try store.count(layout, condition: query.condition)
+        // A save brings the kept count up to date by testing its few rows one at a time.
+        var count = try store.count(layout, condition: query.condition, rowCondition: descriptor.predicate.map { predicate in
+            { try PredicateTranslator.translate(predicate, layout: layout) }
+        })
         if descriptor.includePendingChanges {
             let pending = pendingModels(of: T.self)
             for object in pending.inserted where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }

@@ -219,19 +219,30 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// The rows that match `condition`, kept until a save changes what it reads, or brought up to
-    /// date by the save. `rowCondition`, when given, is the same condition tested on one row at a
-    /// time, with the same arguments (a full-text match by rowid rather than the set of every hit),
-    /// for that upkeep over a save's rows.
-    func count(_ layout: EntityLayout, condition: SQLFragment?, rowCondition: String? = nil) throws -> Int {
+    /// date by the save. `rowCondition`, when given, makes the same condition in the form that tests
+    /// one row at a time, with its own arguments (a full-text match by rowid rather than the set of
+    /// every hit; a to-many test by the row's own related rows rather than the set of their owners),
+    /// for that upkeep over a save's rows; it is made only when the count is.
+    func count(_ layout: EntityLayout, condition: SQLFragment?, rowCondition: (() throws -> SQLFragment)? = nil) throws -> Int {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
         let arguments = condition?.arguments ?? []
-        let upkeep = CountUpkeep.total(
-            entity: layout.name,
-            restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name))"
-                + ((rowCondition ?? condition?.sql).map { " WHERE \($0)" } ?? ""),
-            arguments: arguments)
-        return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep) {
+        func upkeep() -> CountUpkeep? {
+            let row: SQLFragment?
+            if let rowCondition {
+                // The condition translated again: should that fail, the count is dropped, not followed.
+                guard let translated = try? rowCondition() else { return nil }
+                row = translated
+            } else {
+                row = condition
+            }
+            return CountUpkeep.total(
+                entity: layout.name,
+                restrictedSQL: "SELECT COUNT(*) \(CountUpkeep.fromChangedRows(of: layout.name))"
+                    + (row.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""),
+                arguments: row?.arguments ?? [])
+        }
+        return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
             try read { db in
                 try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
