@@ -112,7 +112,7 @@ extension ModelContext {
         /// full-text match by rowid, a to-many test by the row's own related rows (collecting a tag's
         /// owners again for every kept count, before and after each save, made saves at 100,000
         /// snippets 2.3 -> 5-9 ms). Made only when a result is kept.
-        func rowCondition() throws -> (conditions: [String], arguments: [DatabaseValue]) {
+        func rowCondition() throws -> SQLFragment {
             var rowConditions: [String] = []
             var rowArguments: [DatabaseValue] = []
             if let fullTextMatch {
@@ -126,7 +126,7 @@ extension ModelContext {
                     rowArguments += row.arguments
                 }
             }
-            return (rowConditions, rowArguments)
+            return SQLFragment(rowConditions.joined(separator: " AND "), rowArguments)
         }
         func whereClause(_ conditions: [String]) -> String {
             conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
@@ -148,19 +148,20 @@ extension ModelContext {
         /// The same count over a save's rows, made only when the result is kept; none (the result is
         /// dropped by a save that touches what it reads) if the predicate cannot be translated again.
         func upkeep() -> CountUpkeep? {
-            guard let (rowConditions, rowArguments) = try? rowCondition() else { return nil }
+            guard let row = try? rowCondition() else { return nil }
+            let rowWhere = row.sql.isEmpty ? "" : " WHERE \(row.sql)"
             let changedRows = CountUpkeep.fromChangedRows(of: layout.name)
             let restrictedSQL: String
             switch grouping {
             case .ownColumn(let column):
-                restrictedSQL = "SELECT \(column), COUNT(*) \(changedRows)\(whereClause(rowConditions)) GROUP BY 1"
+                restrictedSQL = "SELECT \(column), COUNT(*) \(changedRows)\(rowWhere) GROUP BY 1"
             case .relatedRows(let table, let ownerColumn, let groupColumn, _):
                 // A few rows: each one's related rows found by owner.
                 restrictedSQL = "SELECT \"g\".\(groupColumn.quotedIdentifier), COUNT(*) \(changedRows) "
                     + "CROSS JOIN \(table.quotedIdentifier) AS \"g\" ON \"g\".\(ownerColumn.quotedIdentifier) = \(alias).\"_pk\""
-                    + "\(whereClause(rowConditions)) GROUP BY 1"
+                    + "\(rowWhere) GROUP BY 1"
             }
-            return CountUpkeep.grouped(entity: layout.name, restrictedSQL: restrictedSQL, arguments: rowArguments)
+            return CountUpkeep.grouped(entity: layout.name, restrictedSQL: restrictedSQL, arguments: row.arguments)
         }
         return try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
             if case .relatedRows(let table, let ownerColumn, let groupColumn, true) = grouping {
@@ -171,10 +172,7 @@ extension ModelContext {
                         return try self.fullTextCount(
                             layout, index: fullTextMatch.index, match: fullTextMatch.match, condition: predicateCondition)
                     }
-                    return try self.store.count(layout, condition: condition, rowCondition: {
-                        let (rowConditions, rowArguments) = try rowCondition()
-                        return SQLFragment(rowConditions.joined(separator: " AND "), rowArguments)
-                    })
+                    return try self.store.count(layout, condition: condition, rowCondition: rowCondition)
                 }
                 if let counts = try countsByComplement(
                     layout, table: table, ownerColumn: ownerColumn, groupColumn: groupColumn,
