@@ -97,7 +97,10 @@ final class ObjectGraphContender: Contender {
 
     init(syncPath path: String, fullText: Bool) throws {
         self.fullText = fullText
-        let configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+        // Every query reads the store, as raw SQLite's does: kept rows would answer the repeated
+        // page and filtered queries from memory, which compares nothing.
+        configuration.fetchedRowCacheBytes = 0
         container = fullText
             ? try ModelContainer(for: OGTextSnippet.self, OGTextFolder.self, OGTextTag.self, configurations: configuration)
             : try ModelContainer(for: OGSnippet.self, OGFolder.self, OGTag.self, configurations: configuration)

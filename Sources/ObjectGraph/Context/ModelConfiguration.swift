@@ -16,6 +16,12 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
     public var allowsSave: Bool
     public var groupContainer: GroupContainer
     public var cloudKitDatabase: CloudKitDatabase
+    /// ObjectGraph's own: how much memory, in bytes, the rows of recent fetches may hold while the
+    /// store keeps them to answer the same fetch again, until a save writes a table or column they
+    /// read (a write by another process drops them all). A result heavier than a sixteenth of it is
+    /// not kept. 0 turns keeping rows off, so that every fetch reads the store (the store benchmark
+    /// does, to compare queries with raw SQLite's). Counts and search ranks are kept regardless.
+    public var fetchedRowCacheBytes = 16 * 1024 * 1024
     /// Distinguishes in-memory configurations, which all share the `/dev/null` URL.
     let memoryStoreKey: UUID?
 

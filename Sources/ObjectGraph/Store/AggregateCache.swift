@@ -18,9 +18,30 @@ struct StoreChange {
 }
 
 /// A cached result's query: its SQL and its arguments.
+///
+/// The hash is computed once, when the key is made: a save rebuilds the table of kept results, and
+/// hashing every kept query's SQL again (hundreds of characters for a fetch of rows) made saves slower.
 struct AggregateCacheKey: Hashable {
     let sql: String
     let arguments: [DatabaseValue]
+    private let hash: Int
+
+    init(sql: String, arguments: [DatabaseValue]) {
+        self.sql = sql
+        self.arguments = arguments
+        var hasher = Hasher()
+        hasher.combine(sql)
+        hasher.combine(arguments)
+        hash = hasher.finalize()
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.hash == rhs.hash && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
 }
 
 /// Results of count queries, kept until the store changes what they read.
@@ -54,6 +75,10 @@ final class AggregateCache: @unchecked Sendable {
         /// How a save that changed a few of the counted rows brings the result up to date; nil for a
         /// result that must be computed again (a page's excerpts).
         let upkeep: CountUpkeep?
+        /// Whether this is a result of fetched rows (`rows(sql:arguments:weigh:compute:)`), and the
+        /// memory it holds, as weighed there.
+        var holdsRows = false
+        var bytes = 0
     }
 
     /// What the store's files looked like when the cached results were last checked.
@@ -74,13 +99,23 @@ final class AggregateCache: @unchecked Sendable {
     private let readWriterDataVersion: () -> Int?
     /// Enough for the counts of many filter combinations; beyond it the cache starts over.
     private let capacity = 512
+    /// The most memory the kept results of fetched rows may hold (`ModelConfiguration.fetchedRowCacheBytes`);
+    /// beyond it they are all dropped, and one result heavier than a sixteenth of it is not kept.
+    let rowBudget: Int
+    /// How many results of fetched rows may be kept: one-off lookups (a session by its id, a model
+    /// by its key) come and go without pushing out the counts and ranks, which cost far more to make.
+    private let rowCapacity = 256
+    /// The memory the kept results of fetched rows hold now, and how many there are.
+    private var keptRowBytes = 0
+    private var keptRowResults = 0
 
     /// The store, as its read transactions know it.
     private let store: ObjectIdentifier
 
     /// `storePath` is nil for a store in memory, which no other process can write.
-    init(store: StoreIdentity, storePath: String?, readWriterDataVersion: @escaping () -> Int? = { nil }) {
+    init(store: StoreIdentity, storePath: String?, rowBudget: Int = 0, readWriterDataVersion: @escaping () -> Int? = { nil }) {
         self.store = ObjectIdentifier(store)
+        self.rowBudget = rowBudget
         self.storePath = storePath
         self.readWriterDataVersion = readWriterDataVersion
     }
@@ -98,6 +133,19 @@ final class AggregateCache: @unchecked Sendable {
     func value<Result>(
         sql: String, arguments: [DatabaseValue], upkeep: @autoclosure () -> CountUpkeep? = nil, compute: () throws -> Result
     ) throws -> Result {
+        try value(sql: sql, arguments: arguments, upkeep: upkeep(), weighing: nil, compute: compute)
+    }
+
+    /// Rows fetched by a query, kept like counts within `rowBudget`. `weigh` says how much memory
+    /// the rows hold (their text and data, mostly).
+    func rows<Result>(sql: String, arguments: [DatabaseValue], weigh: @escaping (Result) -> Int, compute: () throws -> Result) throws -> Result {
+        try value(sql: sql, arguments: arguments, upkeep: nil, weighing: weigh, compute: compute)
+    }
+
+    private func value<Result>(
+        sql: String, arguments: [DatabaseValue], upkeep: @autoclosure () -> CountUpkeep?, weighing weigh: ((Result) -> Int)?,
+        compute: () throws -> Result
+    ) throws -> Result {
         let key = Key(sql: sql, arguments: arguments)
         forgetForeignWrites()
         let (cached, startGeneration): (Entry?, UInt64) = lock.withLock { (entries[key], generation) }
@@ -113,12 +161,23 @@ final class AggregateCache: @unchecked Sendable {
         // reads other rows of it (a relationship to its own entity) would let a change to one row
         // change another's count.
         let keptUpkeep = upkeep().flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count == 2 ? $0 : nil }
+        let bytes = weigh.map { $0(result) } ?? 0
+        if weigh != nil && (bytes > rowBudget / 16 || rowBudget <= 0) { return result }
         lock.withLock {
             // A write that committed while this was computed may not be in `result`: don't keep it.
             guard generation == startGeneration else { return }
-            if entries.count >= capacity { entries.removeAll() }
+            if weigh == nil, entries.count - keptRowResults >= capacity { removeAllEntries() }
+            if weigh != nil, keptRowBytes + bytes > rowBudget || keptRowResults >= rowCapacity { removeRowEntries() }
             nextSerial &+= 1
-            entries[key] = Entry(value: result, reads: Self.identifiers(in: sql), serial: nextSerial, upkeep: keptUpkeep)
+            if let replaced = entries[key], replaced.holdsRows {
+                keptRowBytes -= replaced.bytes
+                keptRowResults -= 1
+            }
+            entries[key] = Entry(value: result, reads: Self.identifiers(in: sql), serial: nextSerial, upkeep: keptUpkeep, holdsRows: weigh != nil, bytes: bytes)
+            if weigh != nil {
+                keptRowBytes += bytes
+                keptRowResults += 1
+            }
         }
         return result
     }
@@ -145,12 +204,15 @@ final class AggregateCache: @unchecked Sendable {
                 kept[key] = Entry(value: updated.value, reads: entry.reads, serial: nextSerial, upkeep: entry.upkeep)
             }
             entries = kept
+            countRowEntries()
             generation &+= 1
         }
     }
 
+    /// `tables(of:affecting:)` is not empty; asked of every kept result by every save, so it builds no set.
     static func change(_ change: StoreChange, affects reads: Set<String>) -> Bool {
-        !tables(of: change, affecting: reads).isEmpty
+        if !change.tablesWithRowsChanged.isDisjoint(with: reads) { return true }
+        return change.updatedColumns.contains { table, columns in reads.contains(table) && !columns.isDisjoint(with: reads) }
     }
 
     /// The tables whose changes in `change` may alter a result that reads `reads`.
@@ -191,7 +253,7 @@ final class AggregateCache: @unchecked Sendable {
     /// Drops every result (the store was emptied, or what changed is not known).
     func storeDidChange() {
         lock.withLock {
-            entries.removeAll()
+            removeAllEntries()
             generation &+= 1
         }
     }
@@ -241,12 +303,30 @@ final class AggregateCache: @unchecked Sendable {
         lock.withLock {
             guard current != stamp else { return }
             if version == nil || version != writerDataVersion {
-                entries.removeAll()
+                removeAllEntries()
                 generation &+= 1
             }
             writerDataVersion = version
             stamp = current
         }
+    }
+
+    // Called with the lock held.
+
+    private func removeAllEntries() {
+        entries.removeAll()
+        countRowEntries()
+    }
+
+    private func removeRowEntries() {
+        entries = entries.filter { !$0.value.holdsRows }
+        countRowEntries()
+    }
+
+    private func countRowEntries() {
+        let rows = entries.values.filter(\.holdsRows)
+        keptRowResults = rows.count
+        keptRowBytes = rows.reduce(0) { $0 + $1.bytes }
     }
 
     private func fileStamp() -> FileStamp {

@@ -101,6 +101,7 @@ final class SQLiteStore: @unchecked Sendable {
         aggregateCache = AggregateCache(
             store: identity,
             storePath: configuration.isStoredInMemoryOnly ? nil : configuration.url.path,
+            rowBudget: configuration.fetchedRowCacheBytes,
             readWriterDataVersion: {
                 try? writerForVersion.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA data_version") }
             })
@@ -183,7 +184,41 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Runs a SELECT whose columns are `leadingColumns` extra values followed by `selectList(layout)`
     /// (key, version, stored columns).
+    ///
+    /// The rows are kept, like counts, until a save writes a table or column the SQL names
+    /// (`ModelConfiguration.fetchedRowCacheBytes`): a list page asks for the same few rows on every
+    /// visit, and copying each snippet's code out of SQLite was the largest part of fetching them.
     func readRows(
+        _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
+    ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
+        guard aggregateCache.rowBudget > 0 else {
+            return try readRowsFromStore(layout, sql: sql, arguments: arguments, leadingColumns: leadingColumns)
+        }
+        let limit = aggregateCache.rowBudget / 16
+        return try aggregateCache.rows(sql: sql, arguments: arguments, weigh: { Self.bytesHeld(by: $0, upTo: limit) }) {
+            try readRowsFromStore(layout, sql: sql, arguments: arguments, leadingColumns: leadingColumns)
+        }
+    }
+
+    /// Roughly the memory fetched rows hold (their text and data, and a few words per value), or
+    /// enough to show it is over `limit`: a fetch of every row is not walked twice to be refused.
+    static func bytesHeld(by rows: [(leading: [DatabaseValue], row: FetchedRow)], upTo limit: Int) -> Int {
+        func bytes(_ value: DatabaseValue) -> Int {
+            switch value.storage {
+            case .string(let text): 32 + text.utf8.count
+            case .blob(let data): 32 + data.count
+            default: 32
+            }
+        }
+        var total = 0
+        for entry in rows {
+            if total > limit { break }
+            total += 64 + entry.leading.reduce(0) { $0 + bytes($1) } + entry.row.valuesBySlot.reduce(0) { $0 + bytes($1) }
+        }
+        return total
+    }
+
+    private func readRowsFromStore(
         _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
     ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
         let slotIndexes = layout.storedColumnSlots.map(\.index)
