@@ -90,6 +90,30 @@ final class FetchedRowCacheTests: StoreTestCase {
         XCTAssertEqual(try titles(in: container), ["a", "b", "c"])
     }
 
+    /// Reads inside a read transaction do not look for other processes' writes again: one that
+    /// commits meanwhile is not in the transaction's snapshot, and is seen once it ends.
+    func testAWriteFromOutsideDuringAReadTransactionIsSeenAfterIt() throws {
+        let container = try makeContainer()
+        try Self.insert(["a", "b"], in: container)
+        XCTAssertEqual(try titles(in: container), ["a", "b"])
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<SnippetItem>()), 2)
+        let outside = try DatabaseQueue(path: storeURL.path)
+        let context = ModelContext(container)
+        try context.withReadTransaction {
+            try outside.write { db in try db.execute(sql: "INSERT INTO \"SnippetItem\" (\"title\") VALUES ('c')") }
+            XCTAssertEqual(try titles(in: container), ["a", "b"])
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<SnippetItem>()), 2)
+        }
+        XCTAssertEqual(try titles(in: container), ["a", "b", "c"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<SnippetItem>()), 3)
+        // And one that committed before the transaction began is seen inside it.
+        try outside.write { db in try db.execute(sql: "INSERT INTO \"SnippetItem\" (\"title\") VALUES ('d')") }
+        try context.withReadTransaction {
+            XCTAssertEqual(try titles(in: container), ["a", "b", "c", "d"])
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<SnippetItem>()), 4)
+        }
+    }
+
     func testChangingAFetchedModelLeavesTheKeptRowAsItWas() throws {
         let container = try makeContainer()
         try Self.insert(["a"], in: container)

@@ -147,12 +147,16 @@ final class AggregateCache: @unchecked Sendable {
         compute: () throws -> Result
     ) throws -> Result {
         let key = Key(sql: sql, arguments: arguments)
-        forgetForeignWrites()
+        // A read transaction looked for other processes' writes once its snapshot was taken (see
+        // `SQLiteStore.withReadTransaction`): what they write later is not in that snapshot, so the
+        // reads inside need not look again (two `stat` calls each, 3% of a list page's time).
+        let transaction = ReadTransactionScope.current(for: store)
+        if transaction == nil { forgetForeignWrites() }
         let (cached, startGeneration): (Entry?, UInt64) = lock.withLock { (entries[key], generation) }
         // Inside a read transaction that began before the store last changed, the kept results are
         // newer than what the transaction reads, and what it computes is older than the store: it
         // neither takes nor keeps one.
-        if let transaction = ReadTransactionScope.current(for: store), transaction.generation != startGeneration {
+        if let transaction, transaction.generation != startGeneration {
             return try compute()
         }
         if let cached = cached?.value as? Result { return cached }

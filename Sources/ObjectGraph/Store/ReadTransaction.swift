@@ -54,7 +54,14 @@ extension SQLiteStore {
         // until it ends, since its rows may still name them.
         let began = externalFileRetirement?.transactionBegins()
         defer { if let began { externalFileRetirement?.transactionEnded(began) } }
-        return try writer.read { _ in
+        return try writer.read { db in
+            // SQLite takes a transaction's snapshot at its first read: take it now, then look for
+            // other processes' writes once more. One that committed before the snapshot is found
+            // here, and moves the generation past the transaction's, whose reads then compute
+            // everything afresh; one that commits later is not in the snapshot. Either way the reads
+            // inside need not look again (`AggregateCache.value`).
+            _ = try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sqlite_master LIMIT 1"))
+            _ = aggregateCache.currentGeneration()
             let scope = ReadTransactionScope(store: ObjectIdentifier(identity), generation: generation)
             return try ReadTransactionScope.$open.withValue(ReadTransactionScope.open + [scope]) {
                 try body()

@@ -31,8 +31,9 @@ class StoreTestCase: XCTestCase {
         return try queue.read { try Row.fetchAll($0, sql: sql) }
     }
 
-    /// The queries of model data the store's SQL log shows while `body` runs (GRDB's own check of
-    /// `sqlite_master` when it opens a reader connection is left out).
+    /// The queries of model data the store's SQL log shows while `body` runs (reads of `sqlite_master`
+    /// are left out: GRDB's own check when it opens a reader connection, and the read that takes a
+    /// read transaction's snapshot).
     func selects(in container: ModelContainer, _ body: () throws -> Void) rethrows -> [String] {
         try container.store.sqlLog.statements(during: body).filter { $0.hasPrefix("SELECT") && !$0.contains("sqlite_master") }
     }
