@@ -35,7 +35,7 @@ final class SearchPrefetchTests: LibraryStoreTestCase {
         XCTAssertEqual(hits.count, 10)
         XCTAssertEqual(searching.filter { $0.contains("\"Folder\"") }.count, 1, "\(searching)")
         XCTAssertEqual(searching.filter { $0.contains("\"_Snippet_tags\"") }.count, 1, "\(searching)")
-        let reading = try statements {
+        let reading = statements {
             for hit in hits {
                 XCTAssertNotNil(hit.folder?.name)
                 XCTAssertEqual(hit.tags.count, 2)
@@ -47,7 +47,7 @@ final class SearchPrefetchTests: LibraryStoreTestCase {
     func testWithoutPrefetchingEachHitLoadsItsOwn() throws {
         let context = ModelContext(container)
         let hits = try context.search(Snippet.self, for: "needle", limit: 10).hits.map(\.model)
-        let reading = try statements { _ = hits.map { ($0.folder?.name, $0.tags.count) } }
+        let reading = statements { _ = hits.map { ($0.folder?.name, $0.tags.count) } }
         XCTAssertGreaterThanOrEqual(reading.count, 10, "the relationships are faults until read")
     }
 }

@@ -1,4 +1,3 @@
-import MultipartKit
 import Vapor
 
 /// Turns errors into friendly HTML pages: "not found" for a missing snippet, the reason for a bad
@@ -32,9 +31,6 @@ struct ErrorPageMiddleware: AsyncMiddleware {
                 return (abort.status, "That upload is too large. Nothing was saved.")
             }
             return (abort.status, abort.status.code < 500 ? abort.reason : "Something went wrong on the server.")
-        }
-        if error is MultipartError {
-            return (.badRequest, "The form could not be read (malformed multipart body). Nothing was saved.")
         }
         if let decoding = error as? DecodingError {
             return (.badRequest, "The form could not be read (\(Self.summary(of: decoding))). Nothing was saved.")
