@@ -100,8 +100,10 @@ final class AggregateCache: @unchecked Sendable {
     /// Enough for the counts of many filter combinations; beyond it the cache starts over.
     private let capacity = 512
     /// The most memory the kept results of fetched rows may hold (`ModelConfiguration.fetchedRowCacheBytes`);
-    /// beyond it they are all dropped, and one result heavier than a sixteenth of it is not kept.
+    /// beyond it they are all dropped.
     let rowBudget: Int
+    /// The most memory one kept result of fetched rows may hold: a sixteenth of the budget.
+    var rowResultLimit: Int { rowBudget / 16 }
     /// How many results of fetched rows may be kept: one-off lookups (a session by its id, a model
     /// by its key) come and go without pushing out the counts and ranks, which cost far more to make.
     private let rowCapacity = 256
@@ -166,7 +168,7 @@ final class AggregateCache: @unchecked Sendable {
         // change another's count.
         let keptUpkeep = upkeep().flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count == 2 ? $0 : nil }
         let bytes = weigh.map { $0(result) } ?? 0
-        if weigh != nil && (bytes > rowBudget / 16 || rowBudget <= 0) { return result }
+        if weigh != nil && (bytes > rowResultLimit || rowBudget <= 0) { return result }
         lock.withLock {
             // A write that committed while this was computed may not be in `result`: don't keep it.
             guard generation == startGeneration else { return }
@@ -297,7 +299,7 @@ final class AggregateCache: @unchecked Sendable {
     }
 
     /// Drops everything when another connection committed since the last look.
-    private func forgetForeignWrites() {
+    func forgetForeignWrites() {
         guard storePath != nil else { return }
         let current = fileStamp()
         guard lock.withLock({ current != stamp }) else { return }

@@ -61,7 +61,7 @@ extension SQLiteStore {
             // everything afresh; one that commits later is not in the snapshot. Either way the reads
             // inside need not look again (`AggregateCache.value`).
             _ = try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sqlite_master LIMIT 1"))
-            _ = aggregateCache.currentGeneration()
+            aggregateCache.forgetForeignWrites()
             let scope = ReadTransactionScope(store: ObjectIdentifier(identity), generation: generation)
             return try ReadTransactionScope.$open.withValue(ReadTransactionScope.open + [scope]) {
                 try body()

@@ -194,7 +194,7 @@ final class SQLiteStore: @unchecked Sendable {
         guard aggregateCache.rowBudget > 0 else {
             return try readRowsFromStore(layout, sql: sql, arguments: arguments, leadingColumns: leadingColumns)
         }
-        let limit = aggregateCache.rowBudget / 16
+        let limit = aggregateCache.rowResultLimit
         return try aggregateCache.rows(sql: sql, arguments: arguments, weigh: { Self.bytesHeld(by: $0, upTo: limit) }) {
             try readRowsFromStore(layout, sql: sql, arguments: arguments, leadingColumns: leadingColumns)
         }
