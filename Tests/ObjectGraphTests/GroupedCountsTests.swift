@@ -154,7 +154,8 @@ final class GroupedCountsTests: StoreTestCase {
         let searching = try selects(in: container) {
             XCTAssertEqual(try reader.search(Dish.self, for: "soup").totalCount, 5)
         }
-        XCTAssertEqual(searching.filter { $0.hasPrefix("SELECT COUNT(*)") && $0.contains("MATCH") }.count, 1, "\(searching)")
+        // The hits with their rows, once (the count of the index's own hits, which decides how to rank, is another).
+        XCTAssertEqual(searching.filter { $0.hasPrefix("SELECT COUNT(*)") && $0.contains("MATCH") && $0.contains("JOIN") }.count, 1, "\(searching)")
         let counting = try selects(in: container) {
             XCTAssertEqual(try reader.counts(ofEach: \Dish.labels, matching: "soup")[quick.persistentModelID], 5)
         }

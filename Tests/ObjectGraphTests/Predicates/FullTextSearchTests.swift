@@ -104,6 +104,64 @@ final class FullTextSearchTests: PredicateTestCase {
         XCTAssertEqual(Set(seen).count, count, "no hit repeated or skipped across the boundary")
     }
 
+    /// 1,500 notes holding "word", a quarter of them in the category "trash" and those the best
+    /// ranked (the word is in their titles too).
+    private func insertNotesWithTheBestHitsTrashed() throws -> Int {
+        let count = 1_500
+        for index in 0..<count {
+            let trashed = index % 4 == 0
+            context.insert(Article(
+                title: "note \(index)" + (trashed ? " word" : ""),
+                body: String(repeating: "word ", count: 1 + index % 7) + String(repeating: "filler ", count: index % 11),
+                category: trashed ? "trash" : "kept"))
+        }
+        try context.save()
+        return count - count / 4
+    }
+
+    /// A condition that keeps most hits ranks the index's hits alone and tests the best of them: the
+    /// same hits in the same order as ranking the rows that meet it, including past the point where
+    /// the best hits read ran out (the trashed ones were the best ranked, so fewer than the kept ranks
+    /// met the condition).
+    func testRankingTheIndexAloneGivesTheOrderOfRankingTheRows() throws {
+        let kept = try insertNotesWithTheBestHitsTrashed()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        func page(limit: Int, offset: Int) throws -> SearchResults<Article> {
+            try context.search(Article.self, for: "word", where: notTrashed, weights: [\.title: 10], limit: limit, offset: offset)
+        }
+        var paged: [String] = []
+        for offset in stride(from: 0, to: kept, by: 50) {
+            let results = try page(limit: 50, offset: offset)
+            XCTAssertEqual(results.totalCount, kept)
+            paged += results.hits.map(\.model.title)
+        }
+        // One window reaching past the kept ranks: ranked with the rows joined, as before this change.
+        let whole = try page(limit: kept, offset: 0)
+        XCTAssertEqual(whole.hits.count, kept)
+        XCTAssertEqual(paged, whole.hits.map(\.model.title))
+        XCTAssertEqual(Set(paged).count, kept, "no hit repeated or skipped")
+        XCTAssertFalse(paged.contains { $0.hasSuffix(" word") }, "no trashed note")
+        XCTAssertEqual(whole.hits.map(\.score), whole.hits.map(\.score).sorted())
+    }
+
+    func testAConditionThatKeepsMostHitsRanksTheIndexAlone() throws {
+        _ = try insertNotesWithTheBestHitsTrashed()
+        func rankings(where predicate: Predicate<Article>) throws -> [String] {
+            try selects(in: container) {
+                _ = try context.search(Article.self, for: "word", where: predicate, weights: [\.title: 10], limit: 20)
+            }.filter { $0.contains("bm25(") && $0.contains("ORDER BY") }
+        }
+        let mostHits = try rankings(where: #Predicate { $0.category != "trash" })
+        XCTAssertEqual(mostHits.count, 1)
+        XCTAssertFalse(mostHits[0].contains("JOIN"), mostHits[0])
+        let aQuarter = try rankings(where: #Predicate { $0.category == "trash" })
+        XCTAssertEqual(aQuarter.count, 1)
+        XCTAssertTrue(aQuarter[0].contains("JOIN"), "fewer than half meet it: only those are ranked")
+        let titles = try context.search(Article.self, for: "word", where: #Predicate { $0.category == "trash" }, limit: 400).hits.map(\.model.title)
+        XCTAssertEqual(titles.count, 375)
+        XCTAssertTrue(titles.allSatisfy { $0.hasSuffix(" word") })
+    }
+
     func testExcerptsMarkTheMatchingWords() throws {
         let hit = try XCTUnwrap(context.search(Article.self, for: "redis").hits.first)
         let fragments = try XCTUnwrap(hit.excerpts["body"])
