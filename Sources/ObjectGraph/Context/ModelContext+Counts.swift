@@ -83,6 +83,17 @@ extension ModelContext {
     private func groupedCounts<T: PersistentModel>(
         _ layout: EntityLayout, by grouping: Grouping, predicate: Predicate<T>?, text: String?
     ) throws -> [(DatabaseValue, Int)] {
+        if let predicate, let split = NegatedRelationshipTest(predicate) {
+            let every = try groupedCounts(layout, by: grouping, predicate: split.others, text: text)
+            let holding = try groupedCounts(layout, by: grouping, predicate: split.othersAndTest, text: text)
+            var counts = Dictionary(every, uniquingKeysWith: +)
+            for (group, count) in holding { counts[group, default: 0] -= count }
+            // Below zero, the two counts read different states of the store (outside a read
+            // transaction, a save came between them): count directly instead.
+            if counts.values.allSatisfy({ $0 >= 0 }) {
+                return counts.filter { $0.value > 0 }.map { ($0.key, $0.value) }
+            }
+        }
         let alias = RowQuery.alias.quotedIdentifier
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []

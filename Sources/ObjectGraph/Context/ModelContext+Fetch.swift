@@ -46,11 +46,7 @@ extension ModelContext {
     /// The number of models that match a descriptor, without creating them.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let layout = try store.layout(for: T.self)
-        let query = try rowQuery(for: descriptor, layout: layout, use: .collectingMatches)
-        // A save brings the kept count up to date by testing its few rows one at a time.
-        var count = try store.count(layout, condition: query.condition, rowCondition: descriptor.predicate.map { predicate in
-            { try PredicateTranslator.translate(predicate, layout: layout) }
-        })
+        var count = try savedCount(matching: descriptor.predicate, layout: layout)
         if descriptor.includePendingChanges {
             let pending = pendingModels(of: T.self)
             for object in pending.inserted where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
@@ -59,6 +55,22 @@ extension ModelContext {
         if let offset = descriptor.fetchOffset { count = max(0, count - offset) }
         if let limit = descriptor.fetchLimit { count = min(count, limit) }
         return count
+    }
+
+    /// How many saved models match `predicate`; one that excludes the holders of a to-many match, by
+    /// complement (see `NegatedRelationshipTest`).
+    private func savedCount<T: PersistentModel>(matching predicate: Predicate<T>?, layout: EntityLayout) throws -> Int {
+        if let predicate, let split = NegatedRelationshipTest(predicate) {
+            let every = try savedCount(matching: split.others, layout: layout)
+            let holding = try savedCount(matching: split.othersAndTest, layout: layout)
+            // More holders than models: the two counts read different states of the store.
+            if holding <= every { return every - holding }
+        }
+        let query = try rowQuery(for: FetchDescriptor<T>(predicate: predicate), layout: layout, use: .collectingMatches)
+        // A save brings the kept count up to date by testing its few rows one at a time.
+        return try store.count(layout, condition: query.condition, rowCondition: predicate.map { predicate in
+            { try PredicateTranslator.translate(predicate, layout: layout) }
+        })
     }
 
     /// The identifiers of the saved models that match a descriptor.
