@@ -181,13 +181,14 @@ final class DecodedValues: @unchecked Sendable {
 
 enum JSONCoding {
     // Dates inside JSON are seconds since 1970, like Date columns, so that predicates compare them alike.
-    nonisolated(unsafe) static let encoder: JSONEncoder = {
+    // Foundation's coders are Sendable: their options are set here, once, and encoding is thread-safe.
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
     }()
-    nonisolated(unsafe) static let decoder: JSONDecoder = {
+    static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
