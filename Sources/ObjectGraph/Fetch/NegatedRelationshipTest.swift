@@ -30,7 +30,8 @@ struct NegatedRelationshipTest<T: PersistentModel> {
         let negated = others.remove(at: position)
         let test = Predicate<T> { input in PredicateExpressions.ObjectGraphNegationOperand(negated: negated, input: input) }
         self.others = others.isEmpty ? nil : Predicates.all(others)
-        // The test last, after the same parts in the same order: the others' SQL is a prefix of it.
+        // The test after the other parts, in their order: they translate with the same aliases
+        // (t1, t2, …) as in the others' own SQL, and the test takes the next ones.
         self.othersAndTest = Predicates.all(others + [test])
     }
 
