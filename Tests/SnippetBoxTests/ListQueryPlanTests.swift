@@ -74,7 +74,8 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
         }
     }
 
-    /// The plans of the list's total and its counts per folder and per language for `query`.
+    /// The plans of every statement the list's total and its counts per folder and per language run
+    /// for `query`: the keys of each part of its filter, and each snippet's folder and language.
     private func countPlans(of query: ListQuery) throws -> [(sql: String, plan: String)] {
         let predicate = query.predicate(folderKey: nil)
         let context = ModelContext(container)
@@ -82,8 +83,8 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
             _ = try context.fetchCount(FetchDescriptor(predicate: predicate))
             _ = try context.counts(of: \Snippet.folder, where: predicate)
             _ = try context.counts(of: \Snippet.language, where: predicate)
-        }.filter { $0.contains("COUNT(*)") }
-        XCTAssertEqual(statements.count, 3, "\(statements)")
+        }.filter { $0.hasPrefix("SELECT") }
+        XCTAssertFalse(statements.isEmpty)
         return try statements.map { sql in
             let placeholders = sql.filter { $0 == "?" }.count
             let plan = try container.store.writer.read { db in
@@ -95,15 +96,22 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
         }
     }
 
-    /// A creation-date range's counts are read from the index that finds the range, without reading
-    /// each snippet's row: at 100,000 snippets, looking up the folder of every snippet created in a
-    /// year took 45 ms a count, against 6 ms from an index that holds it.
+    /// Whether a plan reads the snippets from an index that holds every column it needs.
+    private func readsNoRow(_ plan: String) -> Bool {
+        plan.split(separator: "\n").filter { $0.contains(" t0") }.allSatisfy { $0.contains("USING COVERING INDEX") }
+    }
+
+    /// A creation-date range's counts are read from an index that holds the creation date, without
+    /// reading each snippet's row: at 100,000 snippets, looking up the folder of every snippet created
+    /// in a year took 45 ms a count, against 6 ms from an index that holds it.
     func testTheCountsOfACreationDateRangeReadNoRow() throws {
         var createdIn = ListQuery()
         createdIn.createdFrom = Date(timeIntervalSince1970: 1_700_000_000)
         createdIn.createdTo = Date(timeIntervalSince1970: 1_700_100_000)
-        for (sql, plan) in try countPlans(of: createdIn).dropFirst() {
-            XCTAssertTrue(plan.contains("createdAt>? AND createdAt<?") && plan.contains("USING COVERING INDEX"), "\(sql): \(plan)")
+        let plans = try countPlans(of: createdIn)
+        XCTAssertTrue(plans.contains { $0.sql.contains("createdAt") }, "\(plans)")
+        for (sql, plan) in plans {
+            XCTAssertTrue(readsNoRow(plan), "\(sql): \(plan)")
         }
     }
 
@@ -113,8 +121,10 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
     func testTheCountsOfSnippetsWithAnImageReadNoRow() throws {
         var withImage = ListQuery()
         withImage.withImageOnly = true
-        for (sql, plan) in try countPlans(of: withImage) {
-            XCTAssertTrue(plan.contains("USING COVERING INDEX"), "\(sql): \(plan)")
+        let plans = try countPlans(of: withImage)
+        XCTAssertTrue(plans.contains { $0.sql.contains("imageContentType") }, "\(plans)")
+        for (sql, plan) in plans {
+            XCTAssertTrue(readsNoRow(plan), "\(sql): \(plan)")
         }
     }
 

@@ -54,7 +54,7 @@ extension ModelContext {
             throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-many relationship of \(layout.name)", entity: layout.name)
         }
         let mapping = layout.mapping(for: slot)
-        let grouping: Grouping
+        let grouping: CountGrouping
         switch mapping.storage {
         case .joinTable(let table):
             grouping = .relatedRows(table: table.name, ownerColumn: table.ownColumn, groupColumn: table.otherColumn, ownersAllExist: true)
@@ -71,19 +71,13 @@ extension ModelContext {
         return result
     }
 
-    /// What a grouped count groups by: a column of the counted rows, or the rows of another table
-    /// that refer to them (a to-many relationship's join table or inverse foreign key).
-    /// `ownersAllExist`: every row of that table refers to a row that exists (a join table, whose rows
-    /// leave with either side's), so its rows split into those of matching owners and of the others.
-    private enum Grouping {
-        case ownColumn(String)
-        case relatedRows(table: String, ownerColumn: String, groupColumn: String, ownersAllExist: Bool)
-    }
-
     private func groupedCounts<T: PersistentModel>(
-        _ layout: EntityLayout, by grouping: Grouping, predicate: Predicate<T>?, text: String?
+        _ layout: EntityLayout, by grouping: CountGrouping, predicate: Predicate<T>?, text: String?
     ) throws -> [(DatabaseValue, Int)] {
-        if let predicate, let split = NegatedRelationshipTest(predicate) {
+        // Without a full-text match, once the grouping's pairs are read, from the kept key sets of the
+        // predicate's parts (see `matchingKeys`), which count a negated part by complement themselves.
+        let pairs = text == nil ? store.keptGroupedKeys(layout, by: grouping) : nil
+        if pairs == nil, let predicate, let split = NegatedRelationshipTest(predicate) {
             let every = try groupedCounts(layout, by: grouping, predicate: split.others, text: text)
             let holding = try groupedCounts(layout, by: grouping, predicate: split.othersAndTest, text: text)
             var counts = Dictionary(every, uniquingKeysWith: +)
@@ -175,6 +169,9 @@ extension ModelContext {
             return CountUpkeep.grouped(entity: layout.name, restrictedSQL: restrictedSQL, arguments: row.arguments)
         }
         return try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
+            if let pairs, let keys = try matchingKeys(predicate, layout: layout) {
+                return pairs.counts(of: keys)
+            }
             if case .relatedRows(let table, let ownerColumn, let groupColumn, true) = grouping {
                 let condition = SQLFragment(conditions.joined(separator: " AND "), arguments)
                 // With a full-text match, the count a search of the same text and predicate makes.
@@ -238,4 +235,13 @@ extension ModelContext {
         guard counts.values.allSatisfy({ $0 >= 0 }) else { return nil }
         return counts.filter { $0.value > 0 }.map { ($0.key, $0.value) }
     }
+}
+
+/// What a grouped count groups by: a column of the counted rows, or the rows of another table
+/// that refer to them (a to-many relationship's join table or inverse foreign key).
+/// `ownersAllExist`: every row of that table refers to a row that exists (a join table, whose rows
+/// leave with either side's), so its rows split into those of matching owners and of the others.
+enum CountGrouping {
+    case ownColumn(String)
+    case relatedRows(table: String, ownerColumn: String, groupColumn: String, ownersAllExist: Bool)
 }

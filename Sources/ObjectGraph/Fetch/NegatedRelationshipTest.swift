@@ -25,14 +25,21 @@ struct NegatedRelationshipTest<T: PersistentModel> {
         } else {
             parts = [predicate]
         }
-        guard let position = parts.firstIndex(where: Self.isNegatedRelationshipTest) else { return nil }
+        guard let position = parts.firstIndex(where: { Self.isNegatedRelationshipTest($0) }) else { return nil }
         var others = parts
         let negated = others.remove(at: position)
-        let test = Predicate<T> { input in PredicateExpressions.ObjectGraphNegationOperand(negated: negated, input: input) }
+        guard let test = Self.operand(of: negated) else { return nil }
         self.others = others.isEmpty ? nil : Predicates.all(others)
         // The test after the other parts, in their order: they translate with the same aliases
         // (t1, t2, …) as in the others' own SQL, and the test takes the next ones.
         self.othersAndTest = Predicates.all(others + [test])
+    }
+
+    /// The test a negated to-many test negates (`$0.tags.contains { … }` for `!$0.tags.contains { … }`),
+    /// or nil for any other predicate.
+    static func operand(of predicate: Predicate<T>) -> Predicate<T>? {
+        guard isNegatedRelationshipTest(predicate) else { return nil }
+        return Predicate<T> { input in PredicateExpressions.ObjectGraphNegationOperand(negated: predicate, input: input) }
     }
 
     private static func isNegatedRelationshipTest(_ predicate: Predicate<T>) -> Bool {

@@ -138,6 +138,16 @@ final class AggregateCache: @unchecked Sendable {
         try value(sql: sql, arguments: arguments, upkeep: upkeep(), weighing: nil, compute: compute)
     }
 
+    /// The kept result of a query, if there is one that this read may use; computes nothing.
+    func keptValue<Result>(sql: String, arguments: [DatabaseValue]) -> Result? {
+        let transaction = ReadTransactionScope.current(for: store)
+        if transaction == nil { forgetForeignWrites() }
+        let key = Key(sql: sql, arguments: arguments)
+        let (cached, current): (Entry?, UInt64) = lock.withLock { (entries[key], generation) }
+        if let transaction, transaction.generation != current { return nil }
+        return cached?.value as? Result
+    }
+
     /// Rows fetched by a query, kept like counts within `rowBudget`. `weigh` says how much memory
     /// the rows hold (their text and data, mostly).
     func rows<Result>(sql: String, arguments: [DatabaseValue], weigh: @escaping (Result) -> Int, compute: () throws -> Result) throws -> Result {
@@ -163,10 +173,10 @@ final class AggregateCache: @unchecked Sendable {
         }
         if let cached = cached?.value as? Result { return cached }
         let result = try compute()
-        // The upkeep restricts the counted table, which the SQL must name once only: a condition that
+        // The upkeep restricts the counted table, which the SQL must not name twice: a condition that
         // reads other rows of it (a relationship to its own entity) would let a change to one row
-        // change another's count.
-        let keptUpkeep = upkeep().flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count == 2 ? $0 : nil }
+        // change another's count. (Rows of a join table keyed by their owner need not name it at all.)
+        let keptUpkeep = upkeep().flatMap { sql.components(separatedBy: $0.entity.quotedIdentifier).count <= 2 ? $0 : nil }
         let bytes = weigh.map { $0(result) } ?? 0
         if weigh != nil && (bytes > rowResultLimit || rowBudget <= 0) { return result }
         lock.withLock {
@@ -306,14 +316,20 @@ final class AggregateCache: @unchecked Sendable {
         // The files moved: by a save of this store, a checkpoint, or another connection's commit.
         // Only the last changes the writer connection's data version.
         let version = readWriterDataVersion()
+        // A commit writes the log before it publishes its data version: a look in between sees the new
+        // log and the old version. Until the files are a moment old, the next look reads the version
+        // again (a look from another thread while another process committed kept a stale count).
+        let newest = max(current.logModified, current.storeModified)
+        let settled = Date().timeIntervalSince1970 - newest > 0.1
         lock.withLock {
             guard current != stamp else { return }
-            if version == nil || version != writerDataVersion {
+            let changed = version == nil || version != writerDataVersion
+            if changed {
                 removeAllEntries()
                 generation &+= 1
             }
             writerDataVersion = version
-            stamp = current
+            if changed || settled { stamp = current }
         }
     }
 

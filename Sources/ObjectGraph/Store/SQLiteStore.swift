@@ -28,6 +28,8 @@ final class SQLiteStore: @unchecked Sendable {
     let aggregateCache: AggregateCache
     /// What read transactions and the cache know this store by.
     let identity = StoreIdentity()
+    /// Reads kept pairs of row and group off the request path (see `prepareGroupedKeys`).
+    let backgroundPreparation = BackgroundPreparation()
     /// Analyzes the tables when their size has moved far from the planner's statistics; nil for a
     /// migration stage's working copy.
     private var plannerStatistics: PlannerStatistics?
@@ -59,7 +61,9 @@ final class SQLiteStore: @unchecked Sendable {
         self.sqlLog = sqlLog
         grdbConfiguration.prepareDatabase { db in
             StringFunctions.register(in: db)
-            db.trace(options: .profile) { event in sqlLog.record(event) }
+            // The connection by identifier: the closure is kept by the connection itself.
+            let connection = ObjectIdentifier(db)
+            db.trace(options: .profile) { event in sqlLog.record(event, connection: connection) }
             // No memory map (`PRAGMA mmap_size`): it made the list page about a tenth faster, but every
             // reader connection maps the file on its own and the kernel counts each mapped page once
             // per connection in the server's RSS: 471–850 MB under load at 100,000 snippets (the
@@ -257,8 +261,12 @@ final class SQLiteStore: @unchecked Sendable {
     /// date by the save. `rowCondition`, when given, makes the same condition in the form that tests
     /// one row at a time, with its own arguments (a full-text match by rowid rather than the set of
     /// every hit; a to-many test by the row's own related rows rather than the set of their owners),
-    /// for that upkeep over a save's rows; it is made only when the count is.
-    func count(_ layout: EntityLayout, condition: SQLFragment?, rowCondition: (() throws -> SQLFragment)? = nil) throws -> Int {
+    /// for that upkeep over a save's rows; it is made only when the count is. `counting`, when given,
+    /// counts the rows another way than SQL when the count is not kept (nil: it cannot, SQL counts).
+    func count(
+        _ layout: EntityLayout, condition: SQLFragment?, rowCondition: (() throws -> SQLFragment)? = nil,
+        counting: (() throws -> Int?)? = nil
+    ) throws -> Int {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
         let arguments = condition?.arguments ?? []
@@ -278,7 +286,8 @@ final class SQLiteStore: @unchecked Sendable {
                 arguments: row?.arguments ?? [])
         }
         return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
-            try read { db in
+            if let count = try counting?() { return count }
+            return try read { db in
                 try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
         }
@@ -1006,10 +1015,23 @@ final class SQLLog: @unchecked Sendable {
         self.logger = logger
     }
 
-    func record(_ event: Database.TraceEvent) {
+    /// Connections running work no caller asked for (see `BackgroundPreparation`): logged, not recorded.
+    private let unrecordedConnections = LockedValue<Set<ObjectIdentifier>>([])
+
+    func record(_ event: Database.TraceEvent, connection: ObjectIdentifier) {
         if let logger { logger.debug("\(event.expandedDescription)") }
         guard case .profile(let statement, _) = event else { return }
+        guard !unrecordedConnections.withLock({ $0.contains(connection) }) else { return }
         recording.withLock { $0?.append(statement.sql) }
+    }
+
+    /// Runs `body` on `db` without recording its statements: background work's statements would land
+    /// among those of whatever call a test is observing.
+    func unrecorded<T>(_ db: Database, _ body: () throws -> T) rethrows -> T {
+        let connection = ObjectIdentifier(db)
+        unrecordedConnections.withLock { _ = $0.insert(connection) }
+        defer { unrecordedConnections.withLock { _ = $0.remove(connection) } }
+        return try body()
     }
 
     /// Runs `body` and returns the SQL of every statement run meanwhile.

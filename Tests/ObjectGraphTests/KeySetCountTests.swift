@@ -1,0 +1,172 @@
+import Foundation
+import GRDB
+@testable import ObjectGraph
+import XCTest
+
+/// Counts of a predicate made of parts (`Predicates.all`) come from each part's kept set of keys and
+/// each grouping's kept pairs of row and group: the same numbers as evaluating the predicate on every
+/// model, with no SQL once the parts are known, and kept right through saves.
+final class KeySetCountTests: StoreTestCase {
+    private var container: ModelContainer!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        container = try makeContainer(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let context = ModelContext(container)
+        let tags = ["swift", "sql", "go"].map(SnippetTag.init)
+        let folders = ["work", "home"].map(SnippetFolder.init)
+        for index in 0..<90 {
+            let item = SnippetItem(title: "\(["a", "b", "c", "d", "e"][index % 5])\(index)")
+            item.folder = index % 3 == 2 ? nil : folders[index % 2]
+            item.tags = tags.enumerated().filter { index % 7 & (1 << $0.offset) != 0 }.map(\.element)
+            context.insert(item)
+        }
+        try context.save()
+    }
+
+    private let early = #Predicate<SnippetItem> { $0.title < "c" }
+    private let filed = #Predicate<SnippetItem> { $0.folder != nil }
+    private let taggedSQL = #Predicate<SnippetItem> { $0.tags.contains { $0.name == "sql" } }
+    private let notGo = #Predicate<SnippetItem> { !$0.tags.contains { $0.name == "go" } }
+
+    /// A combination's total and counts per folder, per tag and per title.
+    private struct Counts: Equatable {
+        var total = 0
+        var perFolder: [PersistentIdentifier?: Int] = [:]
+        var perTag: [PersistentIdentifier: Int] = [:]
+        var perTitle: [String: Int] = [:]
+    }
+
+    private func counts(_ parts: [Predicate<SnippetItem>], in reader: ModelContext) throws -> Counts {
+        let predicate = Predicates.all(parts)
+        return Counts(
+            total: try reader.fetchCount(FetchDescriptor(predicate: predicate)),
+            perFolder: try reader.counts(of: \SnippetItem.folder, where: predicate),
+            perTag: try reader.counts(ofEach: \SnippetItem.tags, where: predicate),
+            perTitle: try reader.counts(of: \SnippetItem.title, where: predicate))
+    }
+
+    /// The same counts, by evaluating the predicate on every model in memory.
+    private func countsInMemory(_ parts: [Predicate<SnippetItem>]) throws -> Counts {
+        let predicate = Predicates.all(parts)
+        var counts = Counts()
+        for item in try ModelContext(container).fetch(FetchDescriptor<SnippetItem>()) where try predicate.evaluate(item) {
+            counts.total += 1
+            counts.perFolder[item.folder?.persistentModelID, default: 0] += 1
+            for tag in item.tags { counts.perTag[tag.persistentModelID, default: 0] += 1 }
+            counts.perTitle[item.title, default: 0] += 1
+        }
+        return counts
+    }
+
+    private func assertCountsAgreeWithTheModels(
+        _ parts: [Predicate<SnippetItem>], in reader: ModelContext, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let expected = try countsInMemory(parts)
+        XCTAssertGreaterThan(expected.total, 0, "a test of nothing \(message)", file: file, line: line)
+        XCTAssertEqual(try counts(parts, in: reader), expected, message, file: file, line: line)
+    }
+
+    /// Counts once, which has the grouping's pairs read in the background, and waits for them: a
+    /// page that finds them missing counts in SQL.
+    private func readPairs(_ reader: ModelContext) throws {
+        _ = try counts([early], in: reader)
+        container.store.backgroundPreparation.waitUntilIdle()
+    }
+
+    func testCountsOfEveryCombinationOfPartsAgreeWithTheModels() throws {
+        let reader = ModelContext(container)
+        try readPairs(reader)
+        let parts = [early, filed, taggedSQL, notGo]
+        for mask in 1..<(1 << parts.count) {
+            try assertCountsAgreeWithTheModels(parts.indices.filter { mask & (1 << $0) != 0 }.map { parts[$0] }, in: reader, "mask \(mask)")
+        }
+        // Only a negated part: every model less the holders.
+        try assertCountsAgreeWithTheModels([notGo, notGo], in: reader, "negated twice")
+    }
+
+    /// Once each part has been counted in some combination (and the pairs read), a new combination of
+    /// them runs no SQL: its counts are intersections of the kept sets, walked through the kept pairs.
+    func testANewCombinationOfKnownPartsRunsNoSQL() throws {
+        let reader = ModelContext(container)
+        try readPairs(reader)
+        try assertCountsAgreeWithTheModels([early, filed], in: reader)
+        try assertCountsAgreeWithTheModels([taggedSQL, notGo], in: reader)
+        let expected = try countsInMemory([early, taggedSQL, notGo])
+        var found = Counts()
+        let statements = try selects(in: container) { found = try counts([early, taggedSQL, notGo], in: reader) }
+        XCTAssertEqual(found, expected)
+        XCTAssertEqual(statements, [])
+    }
+
+    /// A save brings the kept sets and pairs up to date from its own rows: a new combination after it
+    /// is right, and still reads no row from SQL.
+    func testKeptSetsAndPairsFollowSaves() throws {
+        let reader = ModelContext(container)
+        try readPairs(reader)
+        try assertCountsAgreeWithTheModels([early, filed, taggedSQL, notGo], in: reader)
+
+        let writer = ModelContext(container)
+        let items = try writer.fetch(FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.title)]))
+        let tags = try writer.fetch(FetchDescriptor<SnippetTag>(sortBy: [SortDescriptor(\.name)]))
+        let go = try XCTUnwrap(tags.first { $0.name == "go" }), sql = try XCTUnwrap(tags.first { $0.name == "sql" })
+        items[0].title = "z moved late"
+        items[1].folder = nil
+        items[2].tags = [go, sql]
+        items[3].tags = []
+        writer.delete(items[4])
+        let added = SnippetItem(title: "a new one")
+        writer.insert(added)
+        added.folder = items[5].folder
+        added.tags = [sql]
+        try writer.save()
+
+        for parts in [[early, taggedSQL], [filed, notGo], [early, filed, notGo]] {
+            let expected = try countsInMemory(parts)
+            var found = Counts()
+            let statements = try selects(in: container) { found = try counts(parts, in: reader) }
+            XCTAssertEqual(found, expected)
+            XCTAssertEqual(statements, [], "the kept sets and pairs followed the save")
+        }
+    }
+
+    func testKeySetOperations() {
+        var keys = KeySet([3, 64, 65, 200])
+        XCTAssertEqual(keys.count, 4)
+        XCTAssertTrue(keys.contains(64) && keys.contains(200) && !keys.contains(4) && !keys.contains(-1) && !keys.contains(10_000))
+        keys.insert(64)
+        XCTAssertEqual(keys.count, 4, "a key held once")
+        keys.remove(3)
+        keys.remove(5)
+        XCTAssertEqual(keys.count, 3)
+        let other = KeySet([64, 200, 300])
+        XCTAssertEqual(keys.intersection(other).count, 2)
+        XCTAssertTrue(keys.intersection(other).contains(200) && !keys.intersection(other).contains(300))
+        XCTAssertEqual(keys.subtracting(other).count, 1)
+        XCTAssertTrue(keys.subtracting(other).contains(65))
+        XCTAssertEqual(other.subtracting(keys).count, 1, "a longer set less a shorter one")
+        XCTAssertEqual(keys.replacing([64, 65], with: [7]).count, 2)
+        var far = KeySet([1])
+        far.insert(KeySet.largestKey + 1)
+        XCTAssertTrue(far.unrepresentable)
+        XCTAssertTrue(KeySet([1]).intersection(far).unrepresentable)
+    }
+
+    func testGroupedKeysCountAndFollowChanges() {
+        var pairs = GroupedKeys()
+        for (owner, group) in [(1, "x"), (1, "y"), (2, "x"), (3, "z")] as [(Int64, String)] {
+            pairs.append(owner, group.databaseValue)
+        }
+        func counted(_ pairs: GroupedKeys, _ keys: KeySet) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
+        }
+        XCTAssertEqual(counted(pairs, KeySet([1, 2, 3])), ["x": 2, "y": 1, "z": 1])
+        XCTAssertEqual(counted(pairs, KeySet([1])), ["x": 1, "y": 1])
+        var before = GroupedKeys(), after = GroupedKeys()
+        before.append(1, "x".databaseValue)
+        before.append(1, "y".databaseValue)
+        after.append(1, "w".databaseValue)
+        after.append(4, "x".databaseValue)
+        XCTAssertEqual(counted(pairs.replacing(before, with: after), KeySet([1, 2, 3, 4])), ["w": 1, "x": 2, "z": 1])
+    }
+}
