@@ -60,11 +60,12 @@ extension ModelContext {
     /// How many saved models match `predicate`; one that excludes the holders of a to-many match, by
     /// complement (see `NegatedRelationshipTest`).
     private func savedCount<T: PersistentModel>(matching predicate: Predicate<T>?, layout: EntityLayout) throws -> Int {
-        // A predicate of several parts is counted from the kept key sets of its parts (see
-        // `matchingKeys`), which count a negated part by complement themselves; one part alone is
-        // counted by SQLite, which needs no set for it.
-        let severalParts = Self.parts(of: predicate).count > 1
-        if !severalParts, let predicate, let split = NegatedRelationshipTest(predicate) {
+        // A predicate of several parts, from the key sets of its parts when the counts per group have
+        // kept them all (see `matchingKeys`): an intersection in memory.
+        if Self.parts(of: predicate).count > 1, let keys = try matchingKeys(predicate, layout: layout, onlyKept: true) {
+            return keys.count
+        }
+        if let predicate, let split = NegatedRelationshipTest(predicate) {
             let every = try savedCount(matching: split.others, layout: layout)
             let holding = try savedCount(matching: split.othersAndTest, layout: layout)
             // More holders than models: the two counts read different states of the store.
@@ -74,7 +75,7 @@ extension ModelContext {
         // A save brings the kept count up to date by testing its few rows one at a time.
         return try store.count(layout, condition: query.condition, rowCondition: predicate.map { predicate in
             { try PredicateTranslator.translate(predicate, layout: layout) }
-        }, counting: severalParts ? { try self.matchingKeys(predicate, layout: layout)?.count } : nil)
+        })
     }
 
     /// The identifiers of the saved models that match a descriptor.

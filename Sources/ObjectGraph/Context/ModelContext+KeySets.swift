@@ -17,21 +17,24 @@ import GRDB
 extension ModelContext {
     /// The keys of the saved models that match `predicate` (every model, for nil): the intersection
     /// of the key sets of its parts. Nil when a key is out of a set's range.
-    func matchingKeys<T: PersistentModel>(_ predicate: Predicate<T>?, layout: EntityLayout) throws -> KeySet? {
+    /// With `onlyKept`, nil too when some part's set is not kept: a total alone is one SQL count, where
+    /// reading a part's set costs as much and more (every key, from an index, into the set).
+    func matchingKeys<T: PersistentModel>(_ predicate: Predicate<T>?, layout: EntityLayout, onlyKept: Bool = false) throws -> KeySet? {
         var matching: KeySet?
         var excluded: [KeySet] = []
         for part in Self.parts(of: predicate) {
             if let part, let operand = NegatedRelationshipTest<T>.operand(of: part) {
                 // The holders of a match, found from the join table's index, taken out of what the other
                 // parts match below: the negation itself makes SQLite test every model against that set.
-                excluded.append(try keySet(of: operand, layout: layout))
+                guard let holders = try keySet(of: operand, layout: layout, onlyKept: onlyKept) else { return nil }
+                excluded.append(holders)
             } else {
-                let keys = try keySet(of: part, layout: layout)
+                guard let keys = try keySet(of: part, layout: layout, onlyKept: onlyKept) else { return nil }
                 matching = matching.map { $0.intersection(keys) } ?? keys
             }
         }
         // Only negated parts: every model less the holders.
-        var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout)
+        guard var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout, onlyKept: onlyKept) else { return nil }
         for holders in excluded { result = result.subtracting(holders) }
         return result.unrepresentable ? nil : result
     }
@@ -47,8 +50,9 @@ extension ModelContext {
         return [predicate]
     }
 
-    /// The keys of the saved models that match one part, kept; a save tests its own rows again.
-    private func keySet<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout) throws -> KeySet {
+    /// The keys of the saved models that match one part, kept; a save tests its own rows again. With
+    /// `onlyKept`, nil when they are not kept.
+    private func keySet<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout, onlyKept: Bool) throws -> KeySet? {
         let alias = RowQuery.alias.quotedIdentifier
         let condition = try part.map { try PredicateTranslator.translate($0, layout: layout, use: .collectingMatches) }
         let whereClause = condition.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""
@@ -73,7 +77,8 @@ extension ModelContext {
                 return old.replacing(before, with: after)
             })
         }
-        return try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
+        if onlyKept { return store.aggregateCache.keptValue(sql: sql, arguments: arguments) }
+        let keys: KeySet = try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
             try store.read { db in
                 var keys = KeySet()
                 let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments))
@@ -81,5 +86,6 @@ extension ModelContext {
                 return keys
             }
         }
+        return keys
     }
 }

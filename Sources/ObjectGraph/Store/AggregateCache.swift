@@ -145,7 +145,8 @@ final class AggregateCache: @unchecked Sendable {
         let key = Key(sql: sql, arguments: arguments)
         let (cached, current): (Entry?, UInt64) = lock.withLock { (entries[key], generation) }
         if let transaction, transaction.generation != current { return nil }
-        return cached?.value as? Result
+        guard let cached else { return nil }
+        return cached.value as? Result
     }
 
     /// Rows fetched by a query, kept like counts within `rowBudget`. `weigh` says how much memory
@@ -171,7 +172,8 @@ final class AggregateCache: @unchecked Sendable {
         if let transaction, transaction.generation != startGeneration {
             return try compute()
         }
-        if let cached = cached?.value as? Result { return cached }
+        // The entry first: `nil as? Result` succeeds when `Result` is itself optional.
+        if let cached, let value = cached.value as? Result { return value }
         let result = try compute()
         // The upkeep restricts the counted table, which the SQL must not name twice: a condition that
         // reads other rows of it (a relationship to its own entity) would let a change to one row

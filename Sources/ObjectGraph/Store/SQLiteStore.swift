@@ -28,7 +28,7 @@ final class SQLiteStore: @unchecked Sendable {
     let aggregateCache: AggregateCache
     /// What read transactions and the cache know this store by.
     let identity = StoreIdentity()
-    /// Reads kept pairs of row and group off the request path (see `prepareGroupedKeys`).
+    /// Reads kept pairs of row and group off the request path (see `keptGroupedKeys`).
     let backgroundPreparation = BackgroundPreparation()
     /// Analyzes the tables when their size has moved far from the planner's statistics; nil for a
     /// migration stage's working copy.
@@ -261,12 +261,8 @@ final class SQLiteStore: @unchecked Sendable {
     /// date by the save. `rowCondition`, when given, makes the same condition in the form that tests
     /// one row at a time, with its own arguments (a full-text match by rowid rather than the set of
     /// every hit; a to-many test by the row's own related rows rather than the set of their owners),
-    /// for that upkeep over a save's rows; it is made only when the count is. `counting`, when given,
-    /// counts the rows another way than SQL when the count is not kept (nil: it cannot, SQL counts).
-    func count(
-        _ layout: EntityLayout, condition: SQLFragment?, rowCondition: (() throws -> SQLFragment)? = nil,
-        counting: (() throws -> Int?)? = nil
-    ) throws -> Int {
+    /// for that upkeep over a save's rows; it is made only when the count is.
+    func count(_ layout: EntityLayout, condition: SQLFragment?, rowCondition: (() throws -> SQLFragment)? = nil) throws -> Int {
         var sql = "SELECT COUNT(*) FROM \(layout.name.quotedIdentifier) AS \(RowQuery.alias.quotedIdentifier)"
         if let condition { sql += " WHERE \(condition.sql)" }
         let arguments = condition?.arguments ?? []
@@ -286,8 +282,7 @@ final class SQLiteStore: @unchecked Sendable {
                 arguments: row?.arguments ?? [])
         }
         return try aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
-            if let count = try counting?() { return count }
-            return try read { db in
+            try read { db in
                 try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)) ?? 0
             }
         }
