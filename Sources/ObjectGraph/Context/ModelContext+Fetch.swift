@@ -61,8 +61,8 @@ extension ModelContext {
     /// complement (see `NegatedRelationshipTest`).
     private func savedCount<T: PersistentModel>(matching predicate: Predicate<T>?, layout: EntityLayout) throws -> Int {
         // A predicate of several parts, from the key sets of its parts when the counts per group have
-        // kept them all (see `matchingKeys`): an intersection in memory.
-        if Self.parts(of: predicate).count > 1, let keys = try matchingKeys(predicate, layout: layout, onlyKept: true) {
+        // kept some (see `matchingKeys`): an intersection in memory.
+        if Self.parts(of: predicate).count > 1, let keys = try matchingKeys(predicate, layout: layout, unlessAllNew: true) {
             return keys.count
         }
         if let predicate, let split = NegatedRelationshipTest(predicate) {

@@ -17,24 +17,31 @@ import GRDB
 extension ModelContext {
     /// The keys of the saved models that match `predicate` (every model, for nil): the intersection
     /// of the key sets of its parts. Nil when a key is out of a set's range.
-    /// With `onlyKept`, nil too when some part's set is not kept: a total alone is one SQL count, where
-    /// reading a part's set costs as much and more (every key, from an index, into the set).
-    func matchingKeys<T: PersistentModel>(_ predicate: Predicate<T>?, layout: EntityLayout, onlyKept: Bool = false) throws -> KeySet? {
+    ///
+    /// With `unlessAllNew`, nil too when no part's set is kept: a total alone is one SQL count, where
+    /// reading a part's set costs as much and more (every key, from an index, into the set), and after
+    /// another process's write (which drops every set) each page would read them all again. A page's
+    /// counts per group, which come after its total, read the sets its total did not.
+    func matchingKeys<T: PersistentModel>(_ predicate: Predicate<T>?, layout: EntityLayout, unlessAllNew: Bool = false) throws -> KeySet? {
+        if unlessAllNew {
+            let parts = Self.parts(of: predicate).map { part in part.flatMap { NegatedRelationshipTest<T>.operand(of: $0) } ?? part }
+            guard try parts.contains(where: { try keySet(of: $0, layout: layout, onlyKept: true) != nil }) else { return nil }
+        }
         var matching: KeySet?
         var excluded: [KeySet] = []
         for part in Self.parts(of: predicate) {
             if let part, let operand = NegatedRelationshipTest<T>.operand(of: part) {
                 // The holders of a match, found from the join table's index, taken out of what the other
                 // parts match below: the negation itself makes SQLite test every model against that set.
-                guard let holders = try keySet(of: operand, layout: layout, onlyKept: onlyKept) else { return nil }
+                guard let holders = try keySet(of: operand, layout: layout, onlyKept: false) else { return nil }
                 excluded.append(holders)
             } else {
-                guard let keys = try keySet(of: part, layout: layout, onlyKept: onlyKept) else { return nil }
+                guard let keys = try keySet(of: part, layout: layout, onlyKept: false) else { return nil }
                 matching = matching.map { $0.intersection(keys) } ?? keys
             }
         }
         // Only negated parts: every model less the holders.
-        guard var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout, onlyKept: onlyKept) else { return nil }
+        guard var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout, onlyKept: false) else { return nil }
         for holders in excluded { result = result.subtracting(holders) }
         return result.unrepresentable ? nil : result
     }
