@@ -193,4 +193,24 @@ final class CountCacheTests: StoreTestCase {
             AggregateCache.identifiers(in: #"SELECT "t0"."folder", COUNT(*) FROM "Snip""pet" AS "t0" WHERE "t0"."name" = ? GROUP BY 1"#),
             ["t0", "folder", "Snip\"pet", "name"])
     }
+
+    /// A result whose type is optional is computed when it is missing: `nil as? Int?` succeeds, and
+    /// the cache took a missing entry for a kept nil, returning it without computing.
+    func testAnOptionalResultIsComputedWhenMissing() throws {
+        let cache = AggregateCache(store: StoreIdentity(), storePath: nil)
+        var computed = 0
+        let first: Int? = try cache.value(sql: "SELECT 1", arguments: []) {
+            computed += 1
+            return 5
+        }
+        let second: Int? = try cache.value(sql: "SELECT 1", arguments: []) {
+            computed += 1
+            return 6
+        }
+        XCTAssertEqual(first, 5)
+        XCTAssertEqual(second, 5, "kept")
+        XCTAssertEqual(computed, 1)
+        let missing: Int? = cache.keptValue(sql: "SELECT 2", arguments: [])
+        XCTAssertNil(missing)
+    }
 }

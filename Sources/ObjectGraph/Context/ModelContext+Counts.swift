@@ -76,8 +76,8 @@ extension ModelContext {
     ) throws -> [(DatabaseValue, Int)] {
         // Without a full-text match, once the grouping's pairs are read, from the kept key sets of the
         // predicate's parts (see `matchingKeys`), which count a negated part by complement themselves.
-        let pairs = text == nil ? store.keptGroupedKeys(layout, by: grouping) : nil
-        if pairs == nil, let predicate, let split = NegatedRelationshipTest(predicate) {
+        let countsFromPairs = text == nil && store.keptGroupedKeys(layout, by: grouping) != nil
+        if !countsFromPairs, let predicate, let split = NegatedRelationshipTest(predicate) {
             let every = try groupedCounts(layout, by: grouping, predicate: split.others, text: text)
             let holding = try groupedCounts(layout, by: grouping, predicate: split.othersAndTest, text: text)
             var counts = Dictionary(every, uniquingKeysWith: +)
@@ -169,7 +169,10 @@ extension ModelContext {
             return CountUpkeep.grouped(entity: layout.name, restrictedSQL: restrictedSQL, arguments: row.arguments)
         }
         return try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
-            if let pairs, let keys = try matchingKeys(predicate, layout: layout) {
+            // The pairs read again here, after the cache noted the store's state: pairs from before a
+            // save with key sets from after it would be kept as a wrong count.
+            if countsFromPairs, let pairs = store.keptGroupedKeys(layout, by: grouping),
+               let keys = try matchingKeys(predicate, layout: layout) {
                 return pairs.counts(of: keys)
             }
             if case .relatedRows(let table, let ownerColumn, let groupColumn, true) = grouping {

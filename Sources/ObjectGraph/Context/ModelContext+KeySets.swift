@@ -24,8 +24,8 @@ extension ModelContext {
     /// counts per group, which come after its total, read the sets its total did not.
     func matchingKeys<T: PersistentModel>(_ predicate: Predicate<T>?, layout: EntityLayout, unlessAllNew: Bool = false) throws -> KeySet? {
         if unlessAllNew {
-            let parts = Self.parts(of: predicate).map { part in part.flatMap { NegatedRelationshipTest<T>.operand(of: $0) } ?? part }
-            guard try parts.contains(where: { try keySet(of: $0, layout: layout, onlyKept: true) != nil }) else { return nil }
+            let sets = Self.parts(of: predicate).map { part in part.flatMap { NegatedRelationshipTest<T>.operand(of: $0) } ?? part }
+            guard try sets.contains(where: { try isKept(keySetQuery(of: $0, layout: layout)) }) else { return nil }
         }
         var matching: KeySet?
         var excluded: [KeySet] = []
@@ -33,15 +33,14 @@ extension ModelContext {
             if let part, let operand = NegatedRelationshipTest<T>.operand(of: part) {
                 // The holders of a match, found from the join table's index, taken out of what the other
                 // parts match below: the negation itself makes SQLite test every model against that set.
-                guard let holders = try keySet(of: operand, layout: layout, onlyKept: false) else { return nil }
-                excluded.append(holders)
+                excluded.append(try keySet(of: operand, layout: layout))
             } else {
-                guard let keys = try keySet(of: part, layout: layout, onlyKept: false) else { return nil }
+                let keys = try keySet(of: part, layout: layout)
                 matching = matching.map { $0.intersection(keys) } ?? keys
             }
         }
         // Only negated parts: every model less the holders.
-        guard var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout, onlyKept: false) else { return nil }
+        var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout)
         for holders in excluded { result = result.subtracting(holders) }
         return result.unrepresentable ? nil : result
     }
@@ -57,14 +56,22 @@ extension ModelContext {
         return [predicate]
     }
 
-    /// The keys of the saved models that match one part, kept; a save tests its own rows again. With
-    /// `onlyKept`, nil when they are not kept.
-    private func keySet<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout, onlyKept: Bool) throws -> KeySet? {
+    /// The statement that reads the keys of the saved models that match one part.
+    private func keySetQuery<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout) throws -> SQLFragment {
         let alias = RowQuery.alias.quotedIdentifier
         let condition = try part.map { try PredicateTranslator.translate($0, layout: layout, use: .collectingMatches) }
         let whereClause = condition.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""
-        let sql = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias)\(whereClause)"
-        let arguments = condition?.arguments ?? []
+        return SQLFragment("SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias)\(whereClause)", condition?.arguments ?? [])
+    }
+
+    private func isKept(_ query: SQLFragment) -> Bool {
+        let kept: KeySet? = store.aggregateCache.keptValue(sql: query.sql, arguments: query.arguments)
+        return kept != nil
+    }
+
+    /// The keys of the saved models that match one part, kept; a save tests its own rows again.
+    private func keySet<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout) throws -> KeySet {
+        let query = try keySetQuery(of: part, layout: layout)
         /// The same test on a save's rows, each row testing its own related rows (see `ConditionUse`).
         func upkeep() -> CountUpkeep? {
             var row: SQLFragment?
@@ -73,7 +80,7 @@ extension ModelContext {
                 row = translated
             }
             let rowWhere = row.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""
-            let restrictedSQL = "SELECT \(alias).\"_pk\" \(CountUpkeep.fromChangedRows(of: layout.name))\(rowWhere)"
+            let restrictedSQL = "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" \(CountUpkeep.fromChangedRows(of: layout.name))\(rowWhere)"
             let rowArguments = row?.arguments ?? []
             return CountUpkeep(entity: layout.name, count: { keys, db in
                 try Int64.fetchAll(
@@ -84,15 +91,13 @@ extension ModelContext {
                 return old.replacing(before, with: after)
             })
         }
-        if onlyKept { return store.aggregateCache.keptValue(sql: sql, arguments: arguments) }
-        let keys: KeySet = try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
+        return try store.aggregateCache.value(sql: query.sql, arguments: query.arguments, upkeep: upkeep()) {
             try store.read { db in
                 var keys = KeySet()
-                let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments))
+                let cursor = try Int64.fetchCursor(db.cachedStatement(sql: query.sql), arguments: StatementArguments(columnValues: query.arguments))
                 while let key = try cursor.next() { keys.insert(key) }
                 return keys
             }
         }
-        return keys
     }
 }
