@@ -169,4 +169,56 @@ final class KeySetCountTests: StoreTestCase {
         after.append(4, "x".databaseValue)
         XCTAssertEqual(counted(pairs.replacing(before, with: after), KeySet([1, 2, 3, 4])), ["w": 1, "x": 2, "z": 1])
     }
+
+    /// A search's counts per group come from the word's kept set of hits, intersected with the
+    /// predicate's sets: right against the models, with no SQL once the word and the parts are known,
+    /// and through saves that change the text, the group, or the rows.
+    func testSearchCountsFromTheWordsKeptHits() throws {
+        let container = try makeContainer(Article.self)
+        let writer = ModelContext(container)
+        let words = ["apple", "pear", "plum"]
+        for index in 0..<60 {
+            let article = Article(title: "note \(index)", body: "\(words[index % 3]) \(words[index % 2]) tart",
+                                  category: ["a", "b", "c"][index % 3])
+            article.rating = index % 4
+            writer.insert(article)
+        }
+        try writer.save()
+        let rated = #Predicate<Article> { $0.rating > 0 }
+        let topRated = #Predicate<Article> { $0.rating > 2 }
+        func expected(_ word: String, _ predicate: Predicate<Article>) throws -> [String: Int] {
+            let hits = try ModelContext(container).fetch(FetchDescriptor<Article>()).filter {
+                try predicate.evaluate($0) && ($0.title + " " + $0.body).split(separator: " ").contains(Substring(word))
+            }
+            return Dictionary(grouping: hits, by: \.category).mapValues(\.count)
+        }
+        let reader = ModelContext(container)
+        _ = try reader.counts(of: \Article.category, matching: "apple")
+        container.store.backgroundPreparation.waitUntilIdle()
+        // The word's hits and each part's set, read by these counts.
+        XCTAssertEqual(try reader.counts(of: \Article.category, where: rated, matching: "apple"), try expected("apple", rated))
+        XCTAssertEqual(try reader.counts(of: \Article.category, where: topRated, matching: "pear"), try expected("pear", topRated))
+
+        var found: [String: Int] = [:]
+        var statements = try selects(in: container) {
+            found = try reader.counts(of: \Article.category, where: Predicates.all([rated, topRated]), matching: "apple")
+        }
+        XCTAssertEqual(found, try expected("apple", Predicates.all([rated, topRated])))
+        XCTAssertEqual(statements, [], "a known word and known parts")
+
+        let articles = try writer.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
+        articles[0].body = "pear only"
+        articles[1].body = "apple now"
+        articles[2].category = "z"
+        writer.delete(articles[3])
+        let added = Article(title: "apple pie", body: "plum", category: "b")
+        added.rating = 3
+        writer.insert(added)
+        try writer.save()
+        for (word, predicate) in [("apple", topRated), ("pear", rated), ("apple", Predicates.all([topRated, rated]))] {
+            statements = try selects(in: container) { found = try reader.counts(of: \Article.category, where: predicate, matching: word) }
+            XCTAssertEqual(found, try expected(word, predicate), word)
+            XCTAssertEqual(statements, [], "the kept hits followed the save: \(word)")
+        }
+    }
 }

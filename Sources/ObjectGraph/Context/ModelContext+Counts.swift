@@ -74,9 +74,9 @@ extension ModelContext {
     private func groupedCounts<T: PersistentModel>(
         _ layout: EntityLayout, by grouping: CountGrouping, predicate: Predicate<T>?, text: String?
     ) throws -> [(DatabaseValue, Int)] {
-        // Without a full-text match, once the grouping's pairs are read, from the kept key sets of the
-        // predicate's parts (see `matchingKeys`), which count a negated part by complement themselves.
-        let countsFromPairs = text == nil && store.keptGroupedKeys(layout, by: grouping) != nil
+        // Once the grouping's pairs are read, from the kept key sets of the predicate's parts (see
+        // `matchingKeys`), which count a negated part by complement themselves, and of the full-text match.
+        let countsFromPairs = store.keptGroupedKeys(layout, by: grouping) != nil
         if !countsFromPairs, let predicate, let split = NegatedRelationshipTest(predicate) {
             let every = try groupedCounts(layout, by: grouping, predicate: split.others, text: text)
             let holding = try groupedCounts(layout, by: grouping, predicate: split.othersAndTest, text: text)
@@ -172,7 +172,12 @@ extension ModelContext {
             // The pairs read again here, after the cache noted the store's state: pairs from before a
             // save with key sets from after it would be kept as a wrong count.
             if countsFromPairs, let pairs = store.keptGroupedKeys(layout, by: grouping),
-               let keys = try matchingKeys(predicate, layout: layout) {
+               var keys = try matchingKeys(predicate, layout: layout) {
+                if let fullTextMatch {
+                    // A common word's hits, read once for the page's counts, where each count ran the
+                    // match again (20–50 ms apiece for a word in most snippets).
+                    keys = keys.intersection(try fullTextKeys(layout, index: fullTextMatch.index, match: fullTextMatch.match))
+                }
                 return pairs.counts(of: keys)
             }
             if case .relatedRows(let table, let ownerColumn, let groupColumn, true) = grouping {

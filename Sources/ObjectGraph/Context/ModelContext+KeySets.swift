@@ -81,23 +81,31 @@ extension ModelContext {
             }
             let rowWhere = row.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""
             let restrictedSQL = "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" \(CountUpkeep.fromChangedRows(of: layout.name))\(rowWhere)"
-            let rowArguments = row?.arguments ?? []
-            return CountUpkeep(entity: layout.name, count: { keys, db in
-                try Int64.fetchAll(
-                    db.cachedStatement(sql: restrictedSQL),
-                    arguments: StatementArguments(columnValues: [CountUpkeep.keysArgument(keys)] + rowArguments))
-            }, combine: { old, before, after in
-                guard let old = old as? KeySet, let before = before as? [Int64], let after = after as? [Int64] else { return nil }
-                return old.replacing(before, with: after)
-            })
+            return CountUpkeep.keys(entity: layout.name, restrictedSQL: restrictedSQL, arguments: row?.arguments ?? [])
         }
         return try store.aggregateCache.value(sql: query.sql, arguments: query.arguments, upkeep: upkeep()) {
-            try store.read { db in
-                var keys = KeySet()
-                let cursor = try Int64.fetchCursor(db.cachedStatement(sql: query.sql), arguments: StatementArguments(columnValues: query.arguments))
-                while let key = try cursor.next() { keys.insert(key) }
-                return keys
-            }
+            try store.read { db in try Self.keySet(db, sql: query.sql, arguments: query.arguments) }
         }
+    }
+
+    /// The keys of the rows whose full-text entry matches `match`, kept; a save tests its own rows'
+    /// entries again.
+    func fullTextKeys(_ layout: EntityLayout, index: FullTextIndex, match: String) throws -> KeySet {
+        let fts = index.tableName.quotedIdentifier
+        let sql = "SELECT rowid FROM \(fts) WHERE \(fts) MATCH ?"
+        let restrictedSQL = "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" \(CountUpkeep.fromChangedRows(of: layout.name)) "
+            + "WHERE \(index.rowMatchCondition(alias: RowQuery.alias.quotedIdentifier))"
+        let upkeep = CountUpkeep.keys(entity: layout.name, restrictedSQL: restrictedSQL, arguments: [match.databaseValue])
+        return try store.aggregateCache.value(sql: sql, arguments: [match.databaseValue], upkeep: upkeep) {
+            try store.read { db in try Self.keySet(db, sql: sql, arguments: [match.databaseValue]) }
+        }
+    }
+
+    /// The keys a statement returns, as a set.
+    private static func keySet(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> KeySet {
+        var keys = KeySet()
+        let cursor = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments))
+        while let key = try cursor.next() { keys.insert(key) }
+        return keys
     }
 }

@@ -78,6 +78,17 @@ struct CountUpkeep: @unchecked Sendable {
         })
     }
 
+    /// A set of matching keys (`SELECT _pk`, see `KeySet`), restricted by `restrictedSQL`, whose first
+    /// argument is the keys.
+    static func keys(entity: String, restrictedSQL: String, arguments: [DatabaseValue]) -> CountUpkeep {
+        CountUpkeep(entity: entity, count: { keys, db in
+            try Int64.fetchAll(db.cachedStatement(sql: restrictedSQL), arguments: StatementArguments(columnValues: [keysArgument(keys)] + arguments))
+        }, combine: { old, before, after in
+            guard let old = old as? KeySet, let before = before as? [Int64], let after = after as? [Int64] else { return nil }
+            return old.replacing(before, with: after)
+        })
+    }
+
     /// The rows of a grouped count: each group's value and its count.
     static func groupedRows(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> [(DatabaseValue, Int)] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(columnValues: arguments)).map { row in
