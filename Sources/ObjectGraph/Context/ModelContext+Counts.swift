@@ -74,10 +74,8 @@ extension ModelContext {
     private func groupedCounts<T: PersistentModel>(
         _ layout: EntityLayout, by grouping: CountGrouping, predicate: Predicate<T>?, text: String?
     ) throws -> [(DatabaseValue, Int)] {
-        // Once the grouping's pairs are read, from the kept key sets of the predicate's parts (see
-        // `matchingKeys`), which count a negated part by complement themselves, and of the full-text match.
-        let countsFromPairs = store.keptGroupedKeys(layout, by: grouping) != nil
-        if !countsFromPairs, let predicate, let split = NegatedRelationshipTest(predicate) {
+        // Key sets count a negated part by complement themselves, once the grouping's pairs are read.
+        if let predicate, let split = NegatedRelationshipTest(predicate), store.keptGroupedKeys(layout, by: grouping) == nil {
             let every = try groupedCounts(layout, by: grouping, predicate: split.others, text: text)
             let holding = try groupedCounts(layout, by: grouping, predicate: split.othersAndTest, text: text)
             var counts = Dictionary(every, uniquingKeysWith: +)
@@ -169,9 +167,11 @@ extension ModelContext {
             return CountUpkeep.grouped(entity: layout.name, restrictedSQL: restrictedSQL, arguments: row.arguments)
         }
         return try store.aggregateCache.value(sql: sql, arguments: arguments, upkeep: upkeep()) {
-            // The pairs read again here, after the cache noted the store's state: pairs from before a
-            // save with key sets from after it would be kept as a wrong count.
-            if countsFromPairs, let pairs = store.keptGroupedKeys(layout, by: grouping),
+            // Once the grouping's pairs are read, from the kept key sets of the predicate's parts (see
+            // `matchingKeys`) and of the full-text match. The pairs are looked up here, after the cache
+            // noted the store's state: pairs from before a save with key sets from after it would be
+            // kept as a wrong count.
+            if let pairs = store.keptGroupedKeys(layout, by: grouping),
                var keys = try matchingKeys(predicate, layout: layout) {
                 if let fullTextMatch {
                     // A common word's hits, read once for the page's counts, where each count ran the

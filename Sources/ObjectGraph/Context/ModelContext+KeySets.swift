@@ -49,11 +49,7 @@ extension ModelContext {
     /// the predicate itself; `[nil]` (every model) for none.
     static func parts<T>(of predicate: Predicate<T>?) -> [Predicate<T>?] {
         guard let predicate else { return [nil] }
-        if let combination = predicate.expression as? PredicateExpressions.ObjectGraphCombination<T>,
-           combination.requiresAll, !combination.predicates.isEmpty {
-            return combination.predicates
-        }
-        return [predicate]
+        return Predicates.conjuncts(of: predicate)
     }
 
     /// The statement that reads the keys of the saved models that match one part.

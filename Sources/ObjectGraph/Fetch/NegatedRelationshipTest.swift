@@ -18,13 +18,7 @@ struct NegatedRelationshipTest<T: PersistentModel> {
 
     /// The split of `predicate`, or nil when no part of it is a negated to-many test.
     init?(_ predicate: Predicate<T>) {
-        let parts: [Predicate<T>]
-        if let combination = predicate.expression as? PredicateExpressions.ObjectGraphCombination<T> {
-            guard combination.requiresAll else { return nil }
-            parts = combination.predicates
-        } else {
-            parts = [predicate]
-        }
+        let parts = Predicates.conjuncts(of: predicate)
         guard let position = parts.firstIndex(where: { Self.isNegatedRelationshipTest($0) }) else { return nil }
         var others = parts
         let negated = others.remove(at: position)

@@ -19,6 +19,16 @@ public enum Predicates {
         return Predicate<T> { input in PredicateExpressions.ObjectGraphCombination(predicates: predicates, input: input, requiresAll: true) }
     }
 
+    /// The predicates that must all hold for `predicate` to hold: those of ``all(_:)``, or the
+    /// predicate itself.
+    static func conjuncts<T>(of predicate: Predicate<T>) -> [Predicate<T>] {
+        if let combination = predicate.expression as? PredicateExpressions.ObjectGraphCombination<T>,
+           combination.requiresAll, !combination.predicates.isEmpty {
+            return combination.predicates
+        }
+        return [predicate]
+    }
+
     /// Holds when at least one predicate holds (never, for an empty list).
     public static func any<T>(_ predicates: [Predicate<T>]) -> Predicate<T> {
         if predicates.count == 1 { return predicates[0] }

@@ -1016,8 +1016,11 @@ final class SQLLog: @unchecked Sendable {
     func record(_ event: Database.TraceEvent, connection: ObjectIdentifier) {
         if let logger { logger.debug("\(event.expandedDescription)") }
         guard case .profile(let statement, _) = event else { return }
-        guard !unrecordedConnections.withLock({ $0.contains(connection) }) else { return }
-        recording.withLock { $0?.append(statement.sql) }
+        // Background connections are looked up only while recording: every statement passes here.
+        recording.withLock { recorded in
+            guard recorded != nil, !unrecordedConnections.withLock({ $0.contains(connection) }) else { return }
+            recorded?.append(statement.sql)
+        }
     }
 
     /// Runs `body` on `db` without recording its statements: background work's statements would land
