@@ -99,6 +99,40 @@ final class KeySetCountTests: StoreTestCase {
         XCTAssertEqual(statements, [])
     }
 
+    /// Counts prepared when a store opens run no SQL the first time they are asked, alone or with a
+    /// part seen before, and are right; before a save and after it.
+    func testPreparedCountsRunNoSQLTheFirstTime() throws {
+        let reader = ModelContext(container)
+        try reader.prepareCounts(of: \SnippetItem.folder, where: filed)
+        try reader.prepareCounts(ofEach: \SnippetItem.tags, where: early)
+        try reader.prepareCounts(of: \SnippetItem.title)
+        container.store.backgroundPreparation.waitUntilIdle()
+
+        func assertCountsRunNoSQL(_ message: String) throws {
+            let expected = try countsInMemory([filed, early])
+            var found = (perFolder: [PersistentIdentifier?: Int](), perTag: [PersistentIdentifier: Int](), perTitle: [String: Int]())
+            let statements = try selects(in: container) {
+                found.perFolder = try reader.counts(of: \SnippetItem.folder, where: filed)
+                found.perTag = try reader.counts(ofEach: \SnippetItem.tags, where: early)
+                found.perTitle = try reader.counts(of: \SnippetItem.title)
+                XCTAssertEqual(try reader.counts(of: \SnippetItem.folder, where: Predicates.all([filed, early])), expected.perFolder, message)
+            }
+            XCTAssertEqual(statements, [], message)
+            XCTAssertEqual(found.perFolder, try countsInMemory([filed]).perFolder, message)
+            XCTAssertEqual(found.perTag, try countsInMemory([early]).perTag, message)
+            XCTAssertEqual(found.perTitle, try countsInMemory([]).perTitle, message)
+        }
+        try assertCountsRunNoSQL("before a save")
+
+        let writer = ModelContext(container)
+        let items = try writer.fetch(FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.title)]))
+        items[0].folder = nil
+        items[1].title = "z moved late"
+        items[2].tags = []
+        try writer.save()
+        try assertCountsRunNoSQL("after a save")
+    }
+
     /// A save brings the kept sets and pairs up to date from its own rows: a new combination after it
     /// is right, and still reads no row from SQL.
     func testKeptSetsAndPairsFollowSaves() throws {

@@ -11,13 +11,9 @@ extension ModelContext {
     public func counts<T: PersistentModel, Value: Hashable>(
         of keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil, matching text: String? = nil
     ) throws -> [Value: Int] {
-        let layout = try store.layout(for: T.self)
-        guard let slot = layout.slot(for: keyPath), let codec = slot.codec else {
-            throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a stored attribute of \(layout.name)", entity: layout.name)
-        }
-        let column = "\(RowQuery.alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
+        let (layout, grouping, codec) = try Self.grouping(of: keyPath, in: store)
         var result: [Value: Int] = [:]
-        for (value, count) in try groupedCounts(layout, by: .ownColumn(column), predicate: predicate, text: text) {
+        for (value, count) in try groupedCounts(layout, by: grouping, predicate: predicate, text: text) {
             guard let decoded = try codec.decode(value) as? Value else { continue }
             result[decoded, default: 0] += count
         }
@@ -28,14 +24,9 @@ extension ModelContext {
     public func counts<T: PersistentModel, Related: PersistentModel>(
         of keyPath: KeyPath<T, Related?>, where predicate: Predicate<T>? = nil, matching text: String? = nil
     ) throws -> [PersistentIdentifier?: Int] {
-        let layout = try store.layout(for: T.self)
-        guard let slot = layout.slot(for: keyPath), slot.isForeignKey else {
-            throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-one relationship of \(layout.name)", entity: layout.name)
-        }
-        let destination = layout.mapping(for: slot).destination.name
-        let column = "\(RowQuery.alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
+        let (layout, grouping, destination) = try Self.grouping(of: keyPath, in: store)
         var result: [PersistentIdentifier?: Int] = [:]
-        for (value, count) in try groupedCounts(layout, by: .ownColumn(column), predicate: predicate, text: text) {
+        for (value, count) in try groupedCounts(layout, by: grouping, predicate: predicate, text: text) {
             let identifier = Int64.fromDatabaseValue(value).map {
                 PersistentIdentifier(entityName: destination, storeIdentifier: store.identifier, primaryKey: $0)
             }
@@ -49,26 +40,91 @@ extension ModelContext {
     public func counts<T: PersistentModel, Related: PersistentModel>(
         ofEach keyPath: KeyPath<T, [Related]>, where predicate: Predicate<T>? = nil, matching text: String? = nil
     ) throws -> [PersistentIdentifier: Int] {
+        let (layout, grouping, destination) = try Self.grouping(ofEach: keyPath, in: store)
+        var result: [PersistentIdentifier: Int] = [:]
+        for (value, count) in try groupedCounts(layout, by: grouping, predicate: predicate, text: text) {
+            guard let key = Int64.fromDatabaseValue(value) else { continue }
+            result[PersistentIdentifier(entityName: destination, storeIdentifier: store.identifier, primaryKey: key), default: 0] += count
+        }
+        return result
+    }
+
+    /// Reads ahead what the counts of `keyPath` for `predicate` will need, and keeps it as the counts
+    /// keep it (following saves): the attribute's groups for every saved model, and the models that
+    /// match each part of the predicate (see `matchingKeys`). The counts of that predicate, or of any
+    /// combination of it with parts seen before, then run no SQL: call it when a store opens, for the
+    /// counts a first page shows, so that page does not count the whole store in SQL. (Not in SwiftData.)
+    ///
+    /// ```swift
+    /// try context.prepareCounts(of: \Snippet.language, where: #Predicate { $0.deletedAt == nil })
+    /// ```
+    public func prepareCounts<T: PersistentModel, Value: Hashable>(of keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil) throws {
+        let (layout, grouping, _) = try Self.grouping(of: keyPath, in: store)
+        try prepareCounts(layout, by: grouping, predicate: predicate)
+    }
+
+    /// Reads ahead what the counts per related model of a to-one relationship will need (see above).
+    public func prepareCounts<T: PersistentModel, Related: PersistentModel>(
+        of keyPath: KeyPath<T, Related?>, where predicate: Predicate<T>? = nil
+    ) throws {
+        let (layout, grouping, _) = try Self.grouping(of: keyPath, in: store)
+        try prepareCounts(layout, by: grouping, predicate: predicate)
+    }
+
+    /// Reads ahead what the counts per related model of a to-many relationship will need (see above).
+    public func prepareCounts<T: PersistentModel, Related: PersistentModel>(
+        ofEach keyPath: KeyPath<T, [Related]>, where predicate: Predicate<T>? = nil
+    ) throws {
+        let (layout, grouping, _) = try Self.grouping(ofEach: keyPath, in: store)
+        try prepareCounts(layout, by: grouping, predicate: predicate)
+    }
+
+    private func prepareCounts<T: PersistentModel>(_ layout: EntityLayout, by grouping: CountGrouping, predicate: Predicate<T>?) throws {
+        _ = try store.groupedKeys(layout, by: grouping)
+        _ = try matchingKeys(predicate, layout: layout)
+    }
+
+    /// The grouping of the counts per value of an attribute, and the attribute's codec.
+    private static func grouping<T: PersistentModel, Value>(
+        of keyPath: KeyPath<T, Value>, in store: SQLiteStore
+    ) throws -> (EntityLayout, CountGrouping, AttributeCodec) {
+        let layout = try store.layout(for: T.self)
+        guard let slot = layout.slot(for: keyPath), let codec = slot.codec else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a stored attribute of \(layout.name)", entity: layout.name)
+        }
+        return (layout, .ownColumn("\(RowQuery.alias.quotedIdentifier).\(slot.name.quotedIdentifier)"), codec)
+    }
+
+    /// The grouping of the counts per related model of a to-one relationship, and the related entity.
+    private static func grouping<T: PersistentModel, Related: PersistentModel>(
+        of keyPath: KeyPath<T, Related?>, in store: SQLiteStore
+    ) throws -> (EntityLayout, CountGrouping, String) {
+        let layout = try store.layout(for: T.self)
+        guard let slot = layout.slot(for: keyPath), slot.isForeignKey else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-one relationship of \(layout.name)", entity: layout.name)
+        }
+        return (layout, .ownColumn("\(RowQuery.alias.quotedIdentifier).\(slot.name.quotedIdentifier)"), layout.mapping(for: slot).destination.name)
+    }
+
+    /// The grouping of the counts per related model of a to-many relationship, and the related entity.
+    private static func grouping<T: PersistentModel, Related: PersistentModel>(
+        ofEach keyPath: KeyPath<T, [Related]>, in store: SQLiteStore
+    ) throws -> (EntityLayout, CountGrouping, String) {
         let layout = try store.layout(for: T.self)
         guard let slot = layout.slot(for: keyPath), slot.isToMany else {
             throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-many relationship of \(layout.name)", entity: layout.name)
         }
         let mapping = layout.mapping(for: slot)
-        let grouping: CountGrouping
         switch mapping.storage {
         case .joinTable(let table):
-            grouping = .relatedRows(table: table.name, ownerColumn: table.ownColumn, groupColumn: table.otherColumn, ownersAllExist: true)
+            return (layout, .relatedRows(table: table.name, ownerColumn: table.ownColumn, groupColumn: table.otherColumn, ownersAllExist: true),
+                    mapping.destination.name)
         case .inverseForeignKey(let column):
-            grouping = .relatedRows(table: mapping.destination.name, ownerColumn: column, groupColumn: "_pk", ownersAllExist: false)
+            return (layout, .relatedRows(table: mapping.destination.name, ownerColumn: column, groupColumn: "_pk", ownersAllExist: false),
+                    mapping.destination.name)
         case .foreignKey:
             throw SwiftDataError(.unsupportedKeyPath, "\(keyPath) is not a to-many relationship", entity: layout.name)
         }
-        var result: [PersistentIdentifier: Int] = [:]
-        for (value, count) in try groupedCounts(layout, by: grouping, predicate: predicate, text: text) {
-            guard let key = Int64.fromDatabaseValue(value) else { continue }
-            result[PersistentIdentifier(entityName: mapping.destination.name, storeIdentifier: store.identifier, primaryKey: key), default: 0] += count
-        }
-        return result
     }
 
     private func groupedCounts<T: PersistentModel>(
