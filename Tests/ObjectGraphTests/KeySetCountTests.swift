@@ -100,7 +100,7 @@ final class KeySetCountTests: StoreTestCase {
     }
 
     /// Counts prepared when a store opens run no SQL the first time they are asked, alone or with a
-    /// part seen before, and are right; before a save and after it.
+    /// part seen before, and are right; so do totals of a prepared part; before a save and after it.
     func testPreparedCountsRunNoSQLTheFirstTime() throws {
         let reader = ModelContext(container)
         try reader.prepareCounts(of: \SnippetItem.folder, where: filed)
@@ -110,13 +110,18 @@ final class KeySetCountTests: StoreTestCase {
 
         func assertCountsRunNoSQL(_ message: String) throws {
             let expected = try countsInMemory([filed, early])
-            var found = (perFolder: [PersistentIdentifier?: Int](), perTag: [PersistentIdentifier: Int](), perTitle: [String: Int]())
+            var found = (perFolder: [PersistentIdentifier?: Int](), perTag: [PersistentIdentifier: Int](), perTitle: [String: Int](),
+                         filedTotal: 0, total: 0)
             let statements = try selects(in: container) {
                 found.perFolder = try reader.counts(of: \SnippetItem.folder, where: filed)
                 found.perTag = try reader.counts(ofEach: \SnippetItem.tags, where: early)
                 found.perTitle = try reader.counts(of: \SnippetItem.title)
                 XCTAssertEqual(try reader.counts(of: \SnippetItem.folder, where: Predicates.all([filed, early])), expected.perFolder, message)
+                found.filedTotal = try reader.fetchCount(FetchDescriptor(predicate: filed))
+                found.total = try reader.fetchCount(FetchDescriptor<SnippetItem>())
             }
+            XCTAssertEqual(found.filedTotal, try countsInMemory([filed]).total, message)
+            XCTAssertEqual(found.total, try countsInMemory([]).total, message)
             XCTAssertEqual(statements, [], message)
             XCTAssertEqual(found.perFolder, try countsInMemory([filed]).perFolder, message)
             XCTAssertEqual(found.perTag, try countsInMemory([early]).perTag, message)

@@ -60,9 +60,10 @@ extension ModelContext {
     /// How many saved models match `predicate`; one that excludes the holders of a to-many match, by
     /// complement (see `NegatedRelationshipTest`).
     private func savedCount<T: PersistentModel>(matching predicate: Predicate<T>?, layout: EntityLayout) throws -> Int {
-        // A predicate of several parts, from the key sets of its parts when the counts per group have
-        // kept some (see `matchingKeys`): an intersection in memory.
-        if Self.parts(of: predicate).count > 1, let keys = try matchingKeys(predicate, layout: layout, unlessAllNew: true) {
+        // From the key sets of the predicate's parts when the counts per group have kept (or prepared)
+        // some (see `matchingKeys`): an intersection in memory, where even one part counted in SQL walks
+        // its index (3 ms for the 94,000 snippets outside the trash).
+        if let keys = try matchingKeys(predicate, layout: layout, unlessAllNew: true) {
             return keys.count
         }
         if let predicate, let split = NegatedRelationshipTest(predicate) {
