@@ -18,7 +18,12 @@ public final class SnippetStore: Sendable {
     public init(url: URL, threadPool: NIOThreadPool) throws {
         container = try Self.openContainer(at: url)
         self.threadPool = threadPool
-        try Self.prepareCounts(in: container)
+        do {
+            try Self.prepareCounts(in: container)
+        } catch {
+            // Only a head start: without it the first pages count in SQL, as they did before.
+            Logger(label: "SnippetBox.SnippetStore").warning("Could not prepare the counts of \(url.lastPathComponent): \(error)")
+        }
     }
 
     /// Reads the library's groups (each snippet's folder, language and tags, and the snippets outside
