@@ -115,6 +115,20 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
         }
     }
 
+    /// A date range with both bounds is one part of the list's predicate, whose matching snippets the
+    /// store reads and keeps as one set, one stretch of the date index; as two parts, "created since
+    /// 2021" alone was most of the library (a first visit of 2021 at 100,000 snippets: 26-31 ms).
+    func testADateRangeIsOnePartOfThePredicate() {
+        let from = Date(timeIntervalSince1970: 1_700_000_000), to = Date(timeIntervalSince1970: 1_700_100_000)
+        for (createdFrom, createdTo) in [(from, to), (from, nil), (nil, to)] as [(Date?, Date?)] {
+            var query = ListQuery()
+            (query.createdFrom, query.createdTo) = (createdFrom, createdTo)
+            (query.updatedFrom, query.updatedTo) = (createdFrom, createdTo)
+            // The library (outside the trash), the creation dates, the update dates.
+            XCTAssertEqual(Predicates.conjuncts(of: query.predicate(folderKey: nil)).count, 3, "\(String(describing: createdFrom)) \(String(describing: createdTo))")
+        }
+    }
+
     /// "Has an image" is tested in an index too. The image's content type is the last column of a
     /// snippet's row, after its code: reading it from the row walks the code's overflow pages, 0.2 s
     /// a count at 100,000 snippets, against 6 ms from the folder or language index that holds it.

@@ -181,17 +181,20 @@ struct ListQuery: Sendable, Equatable {
         if withImageOnly {
             parts.append(#Predicate { $0.imageContentType != nil })
         }
-        if let createdFrom {
-            parts.append(#Predicate { $0.createdAt >= createdFrom })
+        // A range with both bounds is one part: each part's matching snippets are read once, as a
+        // set (see `prepareCounts`), and "created since 2021" alone is most of the library, where
+        // the range is one stretch of the date index (a first visit of 2021: 26-31 ms, two reads).
+        switch (createdFrom, createdTo) {
+        case let (from?, to?): parts.append(#Predicate { $0.createdAt >= from && $0.createdAt < to })
+        case let (from?, nil): parts.append(#Predicate { $0.createdAt >= from })
+        case let (nil, to?): parts.append(#Predicate { $0.createdAt < to })
+        case (nil, nil): break
         }
-        if let createdTo {
-            parts.append(#Predicate { $0.createdAt < createdTo })
-        }
-        if let updatedFrom {
-            parts.append(#Predicate { $0.updatedAt >= updatedFrom })
-        }
-        if let updatedTo {
-            parts.append(#Predicate { $0.updatedAt < updatedTo })
+        switch (updatedFrom, updatedTo) {
+        case let (from?, to?): parts.append(#Predicate { $0.updatedAt >= from && $0.updatedAt < to })
+        case let (from?, nil): parts.append(#Predicate { $0.updatedAt >= from })
+        case let (nil, to?): parts.append(#Predicate { $0.updatedAt < to })
+        case (nil, nil): break
         }
         return Predicates.all(parts)
     }
