@@ -23,24 +23,30 @@ extension ModelContext {
     /// another process's write (which drops every set) each page would read them all again. A page's
     /// counts per group, which come after its total, read the sets its total did not.
     func matchingKeys<T: PersistentModel>(_ predicate: Predicate<T>?, layout: EntityLayout, unlessAllNew: Bool = false) throws -> KeySet? {
+        // Each part's set: a negated to-many test's is that of the test it negates (its holders, found
+        // from the join table's index, are taken out of what the other parts match below: the negation
+        // itself makes SQLite test every model against that set). Translated once, for the check too.
+        let sets = try Self.parts(of: predicate).map { part in
+            let operand = part.flatMap { NegatedRelationshipTest<T>.operand(of: $0) }
+            let set = operand ?? part
+            return (set: set, isExcluded: operand != nil, query: try keySetQuery(of: set, layout: layout))
+        }
         if unlessAllNew {
-            let sets = Self.parts(of: predicate).map { part in part.flatMap { NegatedRelationshipTest<T>.operand(of: $0) } ?? part }
-            guard try sets.contains(where: { try isKept(keySetQuery(of: $0, layout: layout)) }) else { return nil }
+            guard sets.contains(where: { isKept($0.query) }) else { return nil }
         }
         var matching: KeySet?
         var excluded: [KeySet] = []
-        for part in Self.parts(of: predicate) {
-            if let part, let operand = NegatedRelationshipTest<T>.operand(of: part) {
-                // The holders of a match, found from the join table's index, taken out of what the other
-                // parts match below: the negation itself makes SQLite test every model against that set.
-                excluded.append(try keySet(of: operand, layout: layout))
+        for part in sets {
+            let keys = try keySet(of: part.set, query: part.query, layout: layout)
+            if part.isExcluded {
+                excluded.append(keys)
             } else {
-                let keys = try keySet(of: part, layout: layout)
                 matching = matching.map { $0.intersection(keys) } ?? keys
             }
         }
         // Only negated parts: every model less the holders.
-        var result = try matching ?? keySet(of: Predicate<T>?.none, layout: layout)
+        let every = Predicate<T>?.none
+        var result = try matching ?? keySet(of: every, query: keySetQuery(of: every, layout: layout), layout: layout)
         for holders in excluded { result = result.subtracting(holders) }
         return result.unrepresentable ? nil : result
     }
@@ -66,8 +72,7 @@ extension ModelContext {
     }
 
     /// The keys of the saved models that match one part, kept; a save tests its own rows again.
-    private func keySet<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout) throws -> KeySet {
-        let query = try keySetQuery(of: part, layout: layout)
+    private func keySet<T: PersistentModel>(of part: Predicate<T>?, query: SQLFragment, layout: EntityLayout) throws -> KeySet {
         /// The same test on a save's rows, each row testing its own related rows (see `ConditionUse`).
         func upkeep() -> CountUpkeep? {
             var row: SQLFragment?
