@@ -36,6 +36,8 @@ let package = Package(
             dependencies: [
                 "ObjectGraphMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the full-text ranking function (FTS5's extension API).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

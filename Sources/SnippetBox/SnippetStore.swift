@@ -19,10 +19,11 @@ public final class SnippetStore: Sendable {
         container = try Self.openContainer(at: url)
         self.threadPool = threadPool
         do {
-            try Self.prepareCounts(in: container)
+            try Self.prepareFirstPages(in: container)
         } catch {
-            // Only a head start: without it the first pages count in SQL, as they did before.
-            Logger(label: "SnippetBox.SnippetStore").warning("Could not prepare the counts of \(url.lastPathComponent): \(error)")
+            // Only a head start: without it the first pages count in SQL, and a first search looks
+            // up its hits' lengths, as they did before.
+            Logger(label: "SnippetBox.SnippetStore").warning("Could not prepare the first pages of \(url.lastPathComponent): \(error)")
         }
     }
 
@@ -31,8 +32,13 @@ public final class SnippetStore: Sendable {
     /// the pages after it. Otherwise it counted the whole library in SQL, three times, while the same
     /// groups were read in the background (47–68 ms at 100,000 snippets); opening takes that much longer
     /// instead, once, on the thread pool (see `Libraries.openInBackground`).
-    static func prepareCounts(in container: ModelContainer) throws {
+    ///
+    /// It also reads the length of every snippet's text, which ranking a search weighs each hit by:
+    /// a first search for a common word then ranks without looking each hit's length up in the
+    /// full-text index (see `ModelContext.prepareSearch(of:)`).
+    static func prepareFirstPages(in container: ModelContainer) throws {
         let context = ModelContext(container)
+        try context.prepareSearch(of: Snippet.self)
         try context.prepareCounts(of: \Snippet.folder, where: Snippet.inLibrary)
         try context.prepareCounts(ofEach: \Snippet.tags, where: Snippet.inLibrary)
         try context.prepareCounts(of: \Snippet.language, where: Snippet.inLibrary)

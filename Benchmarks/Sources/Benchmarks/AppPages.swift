@@ -95,7 +95,8 @@ struct ListPageBenchmark {
             // The first visit of each URL, timed, then two more to warm: a first visit counts and ranks
             // what no page has asked for yet (right after the store opened, every count it shows). The
             // library is opened first, and timed on its own: opening an older store builds its new
-            // indexes, and opening any reads the groups the first page counts (`SnippetStore.prepareCounts`).
+            // indexes, and opening any reads the groups the first page counts and the text lengths a
+            // search ranks by (`SnippetStore.prepareFirstPages`).
             guard let owner = app.accounts.account(username: "admin") else { throw BenchmarkError("no admin account") }
             let opening = now()
             _ = try app.libraries.store(for: owner)

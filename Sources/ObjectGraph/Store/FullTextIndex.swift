@@ -63,6 +63,77 @@ struct FullTextIndex {
         return "EXISTS (SELECT 1 FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = \(alias).\"_pk\")"
     }
 
+    /// The index's table of document lengths (FTS5's `<index>_docsize`), which it rewrites with the
+    /// document's entry.
+    var lengthsTableName: String { tableName + "_docsize" }
+
+    /// The tables a change of the index's entries writes.
+    var writtenTables: [String] { [tableName, lengthsTableName] }
+
+    /// Reads every document's length, the aggregate cache's key for them.
+    var documentLengthsSQL: String { "SELECT \"id\", \"sz\" FROM \(lengthsTableName.quotedIdentifier)" }
+
+    /// Every document's length in tokens, all columns together, by row key.
+    func documentLengths(in db: Database) throws -> [(key: Int64, length: Int32)] {
+        try lengths(db.cachedStatement(sql: documentLengthsSQL), arguments: [])
+    }
+
+    /// The lengths of the documents of `keys` that there are.
+    func documentLengths(of keys: [Int64], in db: Database) throws -> [(key: Int64, length: Int32)] {
+        let sql = documentLengthsSQL + " WHERE \"id\" IN (SELECT value FROM json_each(?))"
+        return try lengths(db.cachedStatement(sql: sql), arguments: [SQLiteStore.jsonArray(keys)])
+    }
+
+    /// How the kept lengths follow a save that rewrote a few entries: those documents' lengths read again.
+    var lengthsUpkeep: CountUpkeep {
+        CountUpkeep(entity: layout.name, count: { keys, db in
+            (keys, try documentLengths(of: keys, in: db))
+        }, combine: { old, _, after in
+            guard let old = old as? DocumentLengths, let (keys, new) = after as? ([Int64], [(key: Int64, length: Int32)]) else { return nil }
+            return old.replacing(keys, with: new)
+        })
+    }
+
+    private func lengths(_ statement: Statement, arguments: StatementArguments) throws -> [(key: Int64, length: Int32)] {
+        var lengths: [(key: Int64, length: Int32)] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() {
+            let key: Int64 = row[0]
+            // A row with a malformed entry is left out: its length is then read by FTS5 itself.
+            if let length = try row.withUnsafeData(atIndex: 1, { $0.flatMap { Self.totalLength(encoded: $0, columns: columns.count) } }) {
+                lengths.append((key, length))
+            }
+        }
+        return lengths
+    }
+
+    /// The sum of a `_docsize` entry's lengths: one SQLite varint per column.
+    static func totalLength(encoded data: Data, columns: Int) -> Int32? {
+        data.withUnsafeBytes { bytes -> Int32? in
+            var offset = 0
+            var total: UInt64 = 0
+            for _ in 0..<columns {
+                var value: UInt64 = 0
+                var finished = false
+                // Seven bits a byte, high bit set on all but the last; a ninth byte holds eight.
+                for position in 0..<9 where !finished {
+                    guard offset < bytes.count else { return nil }
+                    let byte = bytes[offset]
+                    offset += 1
+                    if position == 8 {
+                        value = (value << 8) | UInt64(byte)
+                        finished = true
+                    } else {
+                        value = (value << 7) | UInt64(byte & 0x7f)
+                        finished = byte & 0x80 == 0
+                    }
+                }
+                total &+= value
+            }
+            return total <= UInt64(Int32.max) ? Int32(total) : nil
+        }
+    }
+
     /// Adds rows' current text to the index; call after the rows are written.
     func add(keys: [Int64], in db: Database) throws {
         guard !keys.isEmpty else { return }

@@ -61,6 +61,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.sqlLog = sqlLog
         grdbConfiguration.prepareDatabase { db in
             StringFunctions.register(in: db)
+            FullTextRanking.register(in: db)
             // The connection by identifier: the closure is kept by the connection itself.
             let connection = ObjectIdentifier(db)
             db.trace(options: .profile) { event in sqlLog.record(event, connection: connection) }
@@ -707,7 +708,7 @@ final class SQLiteStore: @unchecked Sendable {
         var change = StoreChange()
         func rowsChanged(of layout: EntityLayout) {
             change.rowsChanged(in: layout.name)
-            if let index = fullTextIndexes[layout.name] { change.rowsChanged(in: index.tableName) }
+            for table in fullTextIndexes[layout.name]?.writtenTables ?? [] { change.rowsChanged(in: table) }
         }
         for layout in request.deletes.map(\.layout) + request.batchDeletes.map(\.layout) {
             rowsChanged(of: layout)
@@ -719,7 +720,7 @@ final class SQLiteStore: @unchecked Sendable {
             let slots = update.changedSlots.map { layout.slots[$0] }
             change.columnsUpdated(slots.map(\.name) + ["_version"], in: layout.name)
             if rewritesFullTextEntry(update), let index = fullTextIndexes[layout.name] {
-                change.rowsChanged(in: index.tableName)
+                index.writtenTables.forEach { change.rowsChanged(in: $0) }
             }
         }
         for write in request.joinWrites { change.rowsChanged(in: write.table.name) }
@@ -747,7 +748,7 @@ final class SQLiteStore: @unchecked Sendable {
         for insert in request.inserts { insertsByEntity[insert.storage.layout.name, default: 0] += 1 }
         for (entity, var changed) in rows {
             changed.accountedTables.insert(entity)
-            if let index = fullTextIndexes[entity] { changed.accountedTables.insert(index.tableName) }
+            changed.accountedTables.formUnion(fullTextIndexes[entity]?.writtenTables ?? [])
             let joinTables = (joinTableColumnsByEntity[entity] ?? []).map(\.table)
             for table in joinTables where joinTables.filter({ $0 == table }).count == 1 {
                 let writtenByOthers = request.joinWrites.contains {

@@ -1,0 +1,171 @@
+import Foundation
+@testable import ObjectGraph
+import XCTest
+import GRDB
+
+/// ObjectGraph ranks hits with its own FTS5 function, which takes document lengths from memory when
+/// it has them (`FullTextRanking`, `DocumentLengths`): its scores must be SQLite's `bm25()`'s, with
+/// the lengths kept or not, and the kept lengths must follow every save.
+final class FullTextRankingTests: PredicateTestCase {
+    private let weights: [PartialKeyPath<Article>: Double] = [\.title: 10]
+    private let queries = ["word", "sort*", "\"sort descriptor\"", "word -filler", "word filler", "filler sort*"]
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try open(Article.self)
+        // Bodies from a few tokens to several hundred (a length over 127 takes two bytes in the index).
+        for index in 0..<120 {
+            let body = String(repeating: "word ", count: 1 + index % 9) + String(repeating: "filler ", count: (index * 37) % 400)
+                + (index % 5 == 0 ? "use a sort descriptor" : "")
+            context.insert(Article(title: index % 7 == 0 ? "sorting words \(index)" : "note \(index)", body: body))
+        }
+        try context.save()
+    }
+
+    /// The scores SQLite's own bm25 gives the hits of `query`, best first.
+    private func bm25(_ query: String) throws -> [(key: Int64, score: Double)] {
+        let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+        return try container.store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ? ORDER BY 2, 1
+                """, arguments: [match]).map { ($0[0], $0[1]) }
+        }
+    }
+
+    private func searched(_ query: String) throws -> [(key: Int64, score: Double)] {
+        try ModelContext(container).search(Article.self, for: query, weights: weights, limit: 1_000).hits.map { hit in
+            (try XCTUnwrap(hit.model.persistentModelID.id.primaryKey), hit.score)
+        }
+    }
+
+    private func assertScoresAreBM25s(_ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for query in queries {
+            let found = try searched(query), expected = try bm25(query).prefix(1_000)
+            XCTAssertFalse(expected.isEmpty, "\(label) \(query): no hits", file: file, line: line)
+            XCTAssertEqual(found.count, expected.count, "\(label) \(query): hits", file: file, line: line)
+            let firstDifference = zip(found, expected).enumerated().first { $0.element.0.key != $0.element.1.key }?.offset
+            XCTAssertNil(firstDifference, "\(label) \(query): order", file: file, line: line)
+            for (mine, sqlite) in zip(found, expected) {
+                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, "\(label) \(query)", file: file, line: line)
+            }
+        }
+    }
+
+    private var keptLengths: DocumentLengths? {
+        container.store.aggregateCache.keptValue(sql: #"SELECT "id", "sz" FROM "_fts_Article_docsize""#, arguments: []) ?? nil
+    }
+
+    private func lengthsInTheIndex() throws -> [Int64: Int32] {
+        let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
+        return try container.store.read { db in
+            Dictionary(uniqueKeysWithValues: try index.documentLengths(in: db).map { ($0.key, $0.length) })
+        }
+    }
+
+    /// The kept lengths, every key up to the largest in the index and one past it.
+    private func assertKeptLengthsAreTheIndexs(_ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let kept = try XCTUnwrap(keptLengths, "\(label): lengths kept", file: file, line: line)
+        let inIndex = try lengthsInTheIndex()
+        for key in 0...(inIndex.keys.max() ?? 0) + 1 {
+            XCTAssertEqual(kept.length(of: key), inIndex[key] ?? -1, "\(label): key \(key)", file: file, line: line)
+        }
+    }
+
+    func testScoresAreSQLitesBM25WithLengthsKeptOrNot() throws {
+        XCTAssertNil(keptLengths, "a few hits read no lengths")
+        try assertScoresAreBM25s("lengths from the index")
+        try context.prepareSearch(of: Article.self)
+        try assertKeptLengthsAreTheIndexs("prepared")
+        try assertScoresAreBM25s("lengths kept")
+    }
+
+    /// The kept lengths are what the ranking reads: wrong ones give other scores. (So the test above
+    /// compares the kept lengths' scores, not the index's twice.)
+    func testTheRankingReadsTheLengthsItIsGiven() throws {
+        let store = container.store
+        let index = try XCTUnwrap(store.fullTextIndexes["Article"])
+        let match = try XCTUnwrap(FullTextQuery("word").matchExpression)
+        let sql = "SELECT rowid, \(FullTextRanking.functionName)(\"_fts_Article\", ?, 10, 1) FROM \"_fts_Article\" WHERE \"_fts_Article\" MATCH ? ORDER BY 1"
+        let scores = { (lengths: DocumentLengths?) in
+            try store.read { db in
+                try FullTextRanking.fetchAll(db, sql: sql, arguments: [match.databaseValue], lengths: lengths).map { $0[1] as Double }
+            }
+        }
+        let read = try XCTUnwrap(try store.read { db in try DocumentLengths.read(index, in: db) })
+        let keys = Array(try lengthsInTheIndex().keys)
+        let allLong = try XCTUnwrap(read.replacing(keys, with: keys.map { ($0, 100_000) }))
+        let fromIndex = try scores(nil), fromKept = try scores(read), fromWrong = try scores(allLong)
+        XCTAssertEqual(fromKept.count, 120)
+        XCTAssertEqual(fromKept, fromIndex)
+        XCTAssertTrue(zip(fromWrong, fromIndex).allSatisfy { $0 > $1 }, "longer documents score worse (closer to 0)")
+        // The statement is cached: a run without lengths after one with them reads the index again.
+        XCTAssertEqual(try scores(nil), fromIndex)
+    }
+
+    func testKeptLengthsFollowSaves() throws {
+        try context.prepareSearch(of: Article.self)
+        let articles = try context.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
+        /// How many times `body` reads every document's length (FTS5's own lookups of one are not counted).
+        func fullReads(_ body: () throws -> Void) throws -> Int {
+            try selects(in: container, body).filter { $0 == #"SELECT "id", "sz" FROM "_fts_Article_docsize""# }.count
+        }
+        XCTAssertEqual(try fullReads {
+            articles[0].body += String(repeating: " sort", count: 300)
+            articles[1].title = "word"
+            try context.save()
+        }, 0, "a few rows' lengths read again, not every row's")
+        try assertKeptLengthsAreTheIndexs("after an edit")
+        XCTAssertEqual(try fullReads {
+            context.insert(Article(title: "word word", body: String(repeating: "filler ", count: 500)))
+            context.delete(articles[2])
+            try context.save()
+        }, 0)
+        try assertKeptLengthsAreTheIndexs("after an insert and a delete")
+        XCTAssertEqual(try fullReads { try assertScoresAreBM25s("after saves") }, 0)
+        articles[3].category = "moved"
+        try context.save()
+        try assertKeptLengthsAreTheIndexs("after a save that leaves the index alone")
+
+        // A bulk save (more rows than counts follow) drops them; rankings of a few hits then look them up in the index.
+        for index in 0...ChangedRows.limit { context.insert(Article(title: "bulk \(index)", body: "word")) }
+        try context.save()
+        XCTAssertNil(keptLengths)
+        try assertScoresAreBM25s("after a bulk save")
+    }
+
+    /// Without `prepareSearch`, a ranking of enough hits reads the lengths itself, once, and keeps them.
+    func testARankingOfManyHitsReadsTheLengthsOnce() throws {
+        for index in 0..<ModelContext.hitsWorthReadingLengths {
+            context.insert(Article(title: "many \(index)", body: String(repeating: "word ", count: 1 + index % 13)))
+        }
+        try context.save()
+        XCTAssertNil(keptLengths)
+        let reads = try selects(in: container) {
+            _ = try ModelContext(container).search(Article.self, for: "word", weights: weights, limit: 10)
+            _ = try ModelContext(container).search(Article.self, for: "word many", weights: weights, limit: 10)
+        }.filter { $0 == #"SELECT "id", "sz" FROM "_fts_Article_docsize""# }
+        XCTAssertEqual(reads.count, 1)
+        try assertKeptLengthsAreTheIndexs("read by a ranking")
+        try assertScoresAreBM25s("read by a ranking")
+    }
+
+    func testAnotherProcesssWriteDropsTheLengths() throws {
+        try context.prepareSearch(of: Article.self)
+        XCTAssertNotNil(keptLengths)
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO \"_fts_Article\"(\"_fts_Article\", rowid, title, body) SELECT 'delete', \"_pk\", title, body FROM Article WHERE title = 'note 1'")
+            try db.execute(sql: "UPDATE Article SET body = body || ' word word word word' WHERE title = 'note 1'")
+            try db.execute(sql: "INSERT INTO \"_fts_Article\"(rowid, title, body) SELECT \"_pk\", title, body FROM Article WHERE title = 'note 1'")
+        }
+        try queue.close()
+        try assertScoresAreBM25s("after another process's write")
+    }
+
+    func testADocumentsLengthIsTheSumOfItsColumnsVarints() {
+        // 3; 300 (two bytes: 0x82 0x2C); 0.
+        XCTAssertEqual(FullTextIndex.totalLength(encoded: Data([0x03, 0x82, 0x2C, 0x00]), columns: 3), 303)
+        XCTAssertEqual(FullTextIndex.totalLength(encoded: Data([0x03, 0x82]), columns: 2), nil, "cut short")
+        XCTAssertEqual(FullTextIndex.totalLength(encoded: Data([0x81, 0x80, 0x00]), columns: 1), 16_384)
+    }
+}
