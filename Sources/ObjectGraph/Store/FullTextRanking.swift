@@ -75,15 +75,12 @@ enum FullTextRanking {
         let inverseFrequencies: [Double]
         let weights: [Double]
         let lengths: DocumentLengths?
-        /// Each phrase's weighted count in the current row; reused from row to row.
-        var frequencies: [Double]
 
         init(averageLength: Double, inverseFrequencies: [Double], weights: [Double], lengths: DocumentLengths?) {
             self.averageLength = averageLength
             self.inverseFrequencies = inverseFrequencies
             self.weights = weights
             self.lengths = lengths
-            frequencies = Array(repeating: 0, count: inverseFrequencies.count)
         }
     }
 
@@ -110,8 +107,16 @@ enum FullTextRanking {
             case .failure(let failure): return .failure(failure)
             }
         }
-        // Each phrase's instances in the row, weighted by their column.
-        for phrase in statistics.frequencies.indices {
+        var length: Int32 = -1
+        if let lengths = statistics.lengths { length = lengths.length(of: rowid(fts)) }
+        if length < 0 {
+            let code = columnSize(fts, -1, &length)
+            guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
+        }
+        let lengthFactor = k1 * (1 - b + b * Double(length) / statistics.averageLength)
+        var score = 0.0
+        for (phrase, inverseFrequency) in statistics.inverseFrequencies.enumerated() {
+            // The phrase's instances in the row, weighted by their column.
             var frequency = 0.0
             var iterator = Fts5PhraseIter()
             var column: Int32 = 0, offset: Int32 = 0
@@ -121,18 +126,7 @@ enum FullTextRanking {
                 frequency += Int(column) < statistics.weights.count ? statistics.weights[Int(column)] : 1
                 phraseNext(fts, &iterator, &column, &offset)
             }
-            statistics.frequencies[phrase] = frequency
-        }
-        var length: Int32 = -1
-        if let lengths = statistics.lengths { length = lengths.length(of: rowid(fts)) }
-        if length < 0 {
-            let code = columnSize(fts, -1, &length)
-            guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
-        }
-        let lengthFactor = k1 * (1 - b + b * Double(length) / statistics.averageLength)
-        var score = 0.0
-        for (phrase, frequency) in statistics.frequencies.enumerated() {
-            score += statistics.inverseFrequencies[phrase] * ((frequency * (k1 + 1)) / (frequency + lengthFactor))
+            score += inverseFrequency * ((frequency * (k1 + 1)) / (frequency + lengthFactor))
         }
         return .success(-score)
     }
