@@ -81,7 +81,7 @@ extension ModelContext {
         let keysSQL = "SELECT \(alias).\"_pk\", \(rank) \(from) ORDER BY 2, 1 LIMIT ? OFFSET ?"
         func rankedKeys(limit: Int, offset: Int) throws -> [RankedKey] {
             let window = arguments + [limit.databaseValue, offset.databaseValue]
-            let lengths = try documentLengths(of: index, ranking: total)
+            let lengths = documentLengths(of: index, ranking: total)
             return try store.read { db in
                 try FullTextRanking.fetchAll(db, sql: keysSQL, arguments: window, lengths: lengths)
                     .map { RankedKey(key: $0[0], score: $0[1]) }
@@ -176,7 +176,7 @@ extension ModelContext {
         guard matchingCount * 2 >= indexHits else { return nil }
         let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
         let candidatesSQL = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
-        let lengths = try documentLengths(of: index, ranking: indexHits)
+        let lengths = documentLengths(of: index, ranking: indexHits)
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
             + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))" + (condition.map { " AND \($0.sql)" } ?? "")
         return try store.read { db in
@@ -194,12 +194,13 @@ extension ModelContext {
     /// Reads ahead what ranking a search of `type` needs, the length of every document in its
     /// full-text index, and keeps it through saves as counts are kept. A first search for a common
     /// word then ranks its hits without looking each one's length up in the index: for a word in
-    /// 74,000 of 100,000 snippets, about a third of the time. Searches read the lengths themselves
-    /// when they rank many hits; this moves that read to a moment of the caller's choosing (a library
-    /// opening). Not in SwiftData, which has no full-text search on Linux.
+    /// 74,000 of 100,000 snippets, about a third of the time. Without it, a search that ranks many
+    /// hits has them read in the background, for the searches after it; this reads them now, at a
+    /// moment of the caller's choosing (a library opening). Not in SwiftData, which has no full-text
+    /// search on Linux.
     public func prepareSearch<T: PersistentModel>(of type: T.Type) throws {
         let layout = try store.layout(for: T.self)
-        _ = try documentLengths(of: fullTextIndex(of: layout), ranking: .max)
+        _ = try store.documentLengths(of: fullTextIndex(of: layout))
     }
 
     /// The full-text index of an entity; an error for one with nothing to search.
@@ -212,25 +213,29 @@ extension ModelContext {
         return index
     }
 
-    /// The lengths of the documents of `index` to rank `hits` hits with: the kept ones, or read now
-    /// when there are enough hits that one read of every length costs less than a lookup per hit
-    /// (then kept); nil to let FTS5 look each up.
+    /// The lengths of the documents of `index` to rank `hits` hits with: the kept ones, or nil to
+    /// let FTS5 look each up. When there are none and the hits are many, they are read in the
+    /// background for the rankings after this one (as the pairs of a count's grouping are, see
+    /// `SQLiteStore.keptGroupedKeys`): reading them on the request's path cost more than it saved a
+    /// first search (27,612 hits: 47 ms against 36 in the store benchmark).
     ///
     /// Kept lengths are those of the newest snapshot this store knows, as kept counts are: a ranking
     /// that reads a snapshot a save of this process committed a moment before the cache learnt of it
     /// scores that save's few documents by their previous lengths.
-    private func documentLengths(of index: FullTextIndex, ranking hits: Int) throws -> DocumentLengths? {
+    private func documentLengths(of index: FullTextIndex, ranking hits: Int) -> DocumentLengths? {
         let sql = index.documentLengthsSQL
         if let kept: DocumentLengths? = store.aggregateCache.keptValue(sql: sql, arguments: []) { return kept }
-        guard hits >= Self.hitsWorthReadingLengths else { return nil }
-        return try store.aggregateCache.value(sql: sql, arguments: [], upkeep: index.lengthsUpkeep) {
-            try store.read { db in try DocumentLengths.read(index, in: db) }
+        if hits >= Self.hitsWorthReadingLengths {
+            store.backgroundPreparation.run(key: sql) { [store] in
+                // A failed read (the store closed meanwhile) leaves them missing: FTS5 looks lengths up.
+                _ = try? store.documentLengths(of: index, inBackground: true)
+            }
         }
+        return nil
     }
 
-    /// Below this many hits a ranking looks their lengths up (under 3 ms of lookups). Reading every
-    /// length costs about 0.13 µs a document (13 ms for 100,000 snippets) and saves about 0.6 µs a
-    /// hit ranked, in this ranking and, as they are kept, in the next ones.
+    /// Below this many hits a ranking's lookups of their lengths cost under 3 ms, and the lengths
+    /// are not read for it.
     static let hitsWorthReadingLengths = 4_096
 
     /// The marked excerpts of each attribute of the hits `keys`, by key.

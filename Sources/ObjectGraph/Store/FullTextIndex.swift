@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The FTS5 index of an entity's `@Attribute(.spotlight)` attributes: an external-content table
 /// `_fts_<Entity>` whose rows are the entity's rows, kept in step by every save, in its transaction.
@@ -94,44 +95,45 @@ struct FullTextIndex {
         })
     }
 
+    /// The lengths a statement returns (key, `_docsize` entry), read straight off the statement:
+    /// through GRDB's rows, reading 100,000 took about twice as long.
     private func lengths(_ statement: Statement, arguments: StatementArguments) throws -> [(key: Int64, length: Int32)] {
         var lengths: [(key: Int64, length: Int32)] = []
+        let sqliteStatement = statement.sqliteStatement
         let rows = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try rows.next() {
-            let key: Int64 = row[0]
+        while try rows.next() != nil {
+            let key = sqlite3_column_int64(sqliteStatement, 0)
+            let entry = UnsafeRawBufferPointer(
+                start: sqlite3_column_blob(sqliteStatement, 1), count: Int(sqlite3_column_bytes(sqliteStatement, 1)))
             // A row with a malformed entry is left out: its length is then read by FTS5 itself.
-            if let length = try row.withUnsafeData(atIndex: 1, { $0.flatMap { Self.totalLength(encoded: $0, columns: columns.count) } }) {
-                lengths.append((key, length))
-            }
+            if let length = Self.totalLength(encoded: entry, columns: columns.count) { lengths.append((key, length)) }
         }
         return lengths
     }
 
     /// The sum of a `_docsize` entry's lengths: one SQLite varint per column.
-    static func totalLength(encoded data: Data, columns: Int) -> Int32? {
-        data.withUnsafeBytes { bytes -> Int32? in
-            var offset = 0
-            var total: UInt64 = 0
-            for _ in 0..<columns {
-                var value: UInt64 = 0
-                var finished = false
-                // Seven bits a byte, high bit set on all but the last; a ninth byte holds eight.
-                for position in 0..<9 where !finished {
-                    guard offset < bytes.count else { return nil }
-                    let byte = bytes[offset]
-                    offset += 1
-                    if position == 8 {
-                        value = (value << 8) | UInt64(byte)
-                        finished = true
-                    } else {
-                        value = (value << 7) | UInt64(byte & 0x7f)
-                        finished = byte & 0x80 == 0
-                    }
+    static func totalLength(encoded bytes: UnsafeRawBufferPointer, columns: Int) -> Int32? {
+        var offset = 0
+        var total: UInt64 = 0
+        for _ in 0..<columns {
+            var value: UInt64 = 0
+            var finished = false
+            // Seven bits a byte, high bit set on all but the last; a ninth byte holds eight.
+            for position in 0..<9 where !finished {
+                guard offset < bytes.count else { return nil }
+                let byte = bytes[offset]
+                offset += 1
+                if position == 8 {
+                    value = (value << 8) | UInt64(byte)
+                    finished = true
+                } else {
+                    value = (value << 7) | UInt64(byte & 0x7f)
+                    finished = byte & 0x80 == 0
                 }
-                total &+= value
             }
-            return total <= UInt64(Int32.max) ? Int32(total) : nil
+            total &+= value
         }
+        return total <= UInt64(Int32.max) ? Int32(total) : nil
     }
 
     /// Adds rows' current text to the index; call after the rows are written.
