@@ -28,6 +28,20 @@ struct KeySet: Sendable {
         for key in keys { insert(key) }
     }
 
+    /// The keys, in ascending order.
+    var sortedKeys: [Int64] {
+        var keys: [Int64] = []
+        keys.reserveCapacity(count)
+        for (index, word) in words.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                keys.append(Int64(index << 6 + bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
+        }
+        return keys
+    }
+
     func contains(_ key: Int64) -> Bool {
         guard key >= 0 else { return false }
         let word = Int(key >> 6)

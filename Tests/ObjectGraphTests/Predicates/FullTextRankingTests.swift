@@ -85,7 +85,7 @@ final class FullTextRankingTests: PredicateTestCase {
         let store = container.store
         let index = try XCTUnwrap(store.fullTextIndexes["Article"])
         let match = try XCTUnwrap(FullTextQuery("word").matchExpression)
-        let sql = "SELECT rowid, \(FullTextRanking.functionName)(\"_fts_Article\", ?, 10, 1) FROM \"_fts_Article\" WHERE \"_fts_Article\" MATCH ? ORDER BY 1"
+        let sql = "SELECT rowid, \(FullTextRanking.functionName)(\"_fts_Article\", ?, NULL, 10, 1) FROM \"_fts_Article\" WHERE \"_fts_Article\" MATCH ? ORDER BY 1"
         let scores = { (lengths: DocumentLengths?) in
             try store.read { db in
                 try FullTextRanking.fetchAll(db, sql: sql, arguments: [match.databaseValue], lengths: lengths).map { $0[1] as Double }
@@ -149,6 +149,44 @@ final class FullTextRankingTests: PredicateTestCase {
         try search("word")
         try assertKeptLengthsAreTheIndexs("read after a ranking")
         try assertScoresAreBM25s("read after a ranking")
+    }
+
+    /// A condition whose hits are known from kept key sets and few ranks them by key, with the query's
+    /// statistics computed once: the same hits, order and scores as SQLite's bm25 over the rows that
+    /// meet the condition, which is what ranking the joined rows gave.
+    func testAFewHitsKnownFromKeptSetsAreRankedByKey() throws {
+        for index in 0..<1_200 {
+            context.insert(Article(
+                title: "kept \(index)" + (index % 3 == 0 ? " word" : ""),
+                body: String(repeating: "word ", count: 1 + index % 7) + String(repeating: "filler ", count: index % 11),
+                category: index % 4 == 0 ? "trash" : "kept"))
+        }
+        try context.save()
+        let trash = #Predicate<Article> { $0.category == "trash" }
+        try context.prepareCounts(of: \.category, where: trash)
+        for query in ["word", "word filler", "wor* -filler"] {
+            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+            let expected: [(key: Int64, score: Double)] = try container.store.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                    WHERE "_fts_Article" MATCH ? AND Article.category = 'trash' ORDER BY 2, 1
+                    """, arguments: [match]).map { ($0[0], $0[1]) }
+            }
+            var found: [(key: Int64, score: Double)] = []
+            let statements = try selects(in: container) {
+                found = try ModelContext(container).search(Article.self, for: query, where: trash, weights: weights, limit: ModelContext.cachedSearchRanks)
+                    .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
+            }
+            let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
+            XCTAssertEqual(rankings.count, 1, query)
+            XCTAssertTrue(rankings.allSatisfy { $0.contains("rowid IN") && !$0.contains("JOIN") }, "\(query): \(rankings)")
+            XCTAssertTrue(expected.count > 20 && expected.count <= ModelContext.cachedSearchRanks, "\(query): \(expected.count) hits")
+            XCTAssertEqual(found.count, expected.count, query)
+            XCTAssertNil(zip(found, expected).enumerated().first { $0.element.0.key != $0.element.1.key }?.offset, "\(query): order")
+            for (mine, sqlite) in zip(found, expected) {
+                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
+            }
+        }
     }
 
     func testAnotherProcesssWriteDropsTheLengths() throws {
