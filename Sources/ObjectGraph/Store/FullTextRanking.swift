@@ -56,8 +56,9 @@ enum FullTextRanking {
     }
 
     /// Runs a ranking statement whose first parameter is the function's `<lengths>` argument, with
-    /// `arguments` for the others, and returns its rows. `lengths` must be those of the statement's
-    /// snapshot; nil reads them from the index.
+    /// `arguments` for the others, and returns its rows. `lengths` should be those of the statement's
+    /// snapshot (a document whose length there differs is scored by the one given); nil reads each
+    /// from the index.
     static func fetchAll(
         _ db: Database, sql: String, arguments: [DatabaseValue], lengths: DocumentLengths?
     ) throws -> [Row] {
