@@ -92,14 +92,23 @@ extension ModelContext {
     /// The keys of the rows whose full-text entry matches `match`, kept; a save tests its own rows'
     /// entries again.
     func fullTextKeys(_ layout: EntityLayout, index: FullTextIndex, match: String) throws -> KeySet {
-        let fts = index.tableName.quotedIdentifier
-        let sql = "SELECT rowid FROM \(fts) WHERE \(fts) MATCH ?"
+        let sql = Self.fullTextKeysSQL(index)
         let restrictedSQL = "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" \(CountUpkeep.fromChangedRows(of: layout.name)) "
             + "WHERE \(index.rowMatchCondition(alias: RowQuery.alias.quotedIdentifier))"
         let upkeep = CountUpkeep.keys(entity: layout.name, restrictedSQL: restrictedSQL, arguments: [match.databaseValue])
         return try store.aggregateCache.value(sql: sql, arguments: [match.databaseValue], upkeep: upkeep) {
             try store.read { db in try Self.keySet(db, sql: sql, arguments: [match.databaseValue]) }
         }
+    }
+
+    /// The kept keys of the rows whose full-text entry matches `match`, if a search read them.
+    func keptFullTextKeys(_ index: FullTextIndex, match: String) -> KeySet? {
+        store.aggregateCache.keptValue(sql: Self.fullTextKeysSQL(index), arguments: [match.databaseValue])
+    }
+
+    private static func fullTextKeysSQL(_ index: FullTextIndex) -> String {
+        let fts = index.tableName.quotedIdentifier
+        return "SELECT rowid FROM \(fts) WHERE \(fts) MATCH ?"
     }
 
     /// The keys a statement returns, as a set.

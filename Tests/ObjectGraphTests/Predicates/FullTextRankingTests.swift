@@ -155,13 +155,7 @@ final class FullTextRankingTests: PredicateTestCase {
     /// statistics computed once: the same hits, order and scores as SQLite's bm25 over the rows that
     /// meet the condition, which is what ranking the joined rows gave.
     func testAFewHitsKnownFromKeptSetsAreRankedByKey() throws {
-        for index in 0..<1_200 {
-            context.insert(Article(
-                title: "kept \(index)" + (index % 3 == 0 ? " word" : ""),
-                body: String(repeating: "word ", count: 1 + index % 7) + String(repeating: "filler ", count: index % 11),
-                category: index % 4 == 0 ? "trash" : "kept"))
-        }
-        try context.save()
+        try insertKeptAndTrashedNotes()
         let trash = #Predicate<Article> { $0.category == "trash" }
         try context.prepareCounts(of: \.category, where: trash)
         for query in ["word", "word filler", "wor* -filler"] {
@@ -187,6 +181,42 @@ final class FullTextRankingTests: PredicateTestCase {
                 XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
             }
         }
+    }
+
+    /// 1,200 notes holding "word", a quarter of them in the category "trash".
+    private func insertKeptAndTrashedNotes() throws {
+        for index in 0..<1_200 {
+            context.insert(Article(
+                title: "kept \(index)" + (index % 3 == 0 ? " word" : ""),
+                body: String(repeating: "word ", count: 1 + index % 7) + String(repeating: "filler ", count: index % 11),
+                category: index % 4 == 0 ? "trash" : "kept"))
+        }
+        try context.save()
+    }
+
+    /// A condition that keeps most hits ranks the index alone, which needs the word's number of hits:
+    /// taken from the word's hits kept as a set (the search's total read them), not counted again.
+    func testTheWordsHitsAreCountedFromTheirKeptSet() throws {
+        try insertKeptAndTrashedNotes()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        try context.prepareCounts(of: \.category, where: notTrashed)
+        var titles: [String] = []
+        let statements = try selects(in: container) {
+            titles = try ModelContext(container).search(Article.self, for: "word", where: notTrashed, weights: weights, limit: 20)
+                .hits.map(\.model.title)
+        }
+        XCTAssertTrue(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "the word's hits read as a set")
+        XCTAssertFalse(statements.contains { $0.contains(#"COUNT(*) FROM "_fts_Article""#) }, "\(statements)")
+        let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
+        XCTAssertEqual(rankings.count, 1)
+        XCTAssertFalse(rankings[0].contains("JOIN"), "the index ranked alone")
+        let expected: [String] = try container.store.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid LIMIT 20
+                """)
+        }
+        XCTAssertEqual(titles, expected)
     }
 
     func testAnotherProcesssWriteDropsTheLengths() throws {
