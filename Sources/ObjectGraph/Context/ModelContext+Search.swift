@@ -60,12 +60,19 @@ extension ModelContext {
         let alias = RowQuery.alias.quotedIdentifier
         let (from, arguments) = Self.fullTextHits(layout, index: index, match: match, condition: condition)
 
-        // From the word's hits and the predicate's key sets when the page's counts keep them (see
-        // `matchingKeys`): the joined count walked a common word's 74,000 hits (9 ms).
-        let total = try fullTextCount(layout, index: index, match: match, condition: condition, keys: {
-            guard let matching = try self.matchingKeys(predicate, layout: layout, unlessAllNew: true) else { return nil }
-            return matching.intersection(try self.fullTextKeys(layout, index: index, match: match))
-        })
+        // The hits that meet the predicate, from the word's hits and the predicate's key sets when the
+        // page's counts keep them (see `matchingKeys`); nil when none is kept. Made once, when first
+        // asked for, by the total or by the ranking by key.
+        var hitsFromKeptSets: KeySet??
+        func keptHits() throws -> KeySet? {
+            if let made = hitsFromKeptSets { return made }
+            let hits = try matchingKeys(predicate, layout: layout, unlessAllNew: true)
+                .map { try $0.intersection(fullTextKeys(layout, index: index, match: match)) }
+            hitsFromKeptSets = .some(hits)
+            return hits
+        }
+        // The joined count walked a common word's 74,000 hits (9 ms).
+        let total = try fullTextCount(layout, index: index, match: match, condition: condition, keys: keptHits)
         // The document lengths' parameter first (see `FullTextRanking.fetchAll`); NULL where few rows
         // are ranked. The query's statistics are computed by each query (NULL), but where it probes hits.
         let weightArguments = weightList.map { ", \($0)" }.joined()
@@ -114,8 +121,8 @@ extension ModelContext {
                     layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total) {
                     return ranked
                 }
-                if let ranked = try prefixRankedByProbes(
-                    predicate, layout: layout, index: index, match: match, rank: rankWithStatistics) {
+                if predicate != nil, let hits = try keptHits(),
+                   let ranked = try prefixRankedByProbes(hits, index: index, match: match, rank: rankWithStatistics) {
                     return ranked
                 }
                 let ranked = try rankedKeys(limit: Self.cachedSearchRanks, offset: 0)
@@ -247,19 +254,15 @@ extension ModelContext {
     /// are not read for it.
     static let hitsWorthReadingLengths = 4_096
 
-    /// The best-ranked hits that match `predicate`, found by ranking each of them by key; nil unless
-    /// they are known from kept key sets (see `matchingKeys`) and few.
+    /// The best-ranked of `hits`, the hits that meet a search's condition (known from kept key sets,
+    /// see `matchingKeys`), found by ranking each of them by key; nil unless they are few.
     ///
     /// Ranking the hits joined to their rows tests every hit of the word against the condition before
     /// it is scored: for `caching` (74,000 snippets) with a tag and favourites, 370 hits, a 42–44 ms
     /// first visit. The kept sets say which hits meet it; FTS5 finds each by its rowid (a query of its
     /// own per key, so the query's statistics are computed once, beforehand, and given to each), and
     /// they are sorted here as `ORDER BY score, key` sorts them.
-    private func prefixRankedByProbes<T: PersistentModel>(
-        _ predicate: Predicate<T>?, layout: EntityLayout, index: FullTextIndex, match: String, rank: String
-    ) throws -> RankedPrefix? {
-        guard predicate != nil, let matching = try matchingKeys(predicate, layout: layout, unlessAllNew: true) else { return nil }
-        let hits = matching.intersection(try fullTextKeys(layout, index: index, match: match))
+    private func prefixRankedByProbes(_ hits: KeySet, index: FullTextIndex, match: String, rank: String) throws -> RankedPrefix? {
         guard !hits.unrepresentable, hits.count <= Self.probedHitsLimit else { return nil }
         guard hits.count > 0 else { return RankedPrefix(keys: [], bound: nil) }
         let fts = index.tableName.quotedIdentifier

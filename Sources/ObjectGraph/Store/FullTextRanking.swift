@@ -265,9 +265,7 @@ extension SQLiteStore {
     /// The lengths of every document of a full-text index, kept (see `DocumentLengths`).
     func documentLengths(of index: FullTextIndex, inBackground: Bool = false) throws -> DocumentLengths? {
         try aggregateCache.value(sql: index.documentLengthsSQL, arguments: [], upkeep: index.lengthsUpkeep) {
-            try read { db in
-                inBackground ? try sqlLog.unrecorded(db) { try DocumentLengths.read(index, in: db) } : try DocumentLengths.read(index, in: db)
-            }
+            try read(inBackground: inBackground) { db in try DocumentLengths.read(index, in: db) }
         }
     }
 }

@@ -79,6 +79,12 @@ extension SQLiteStore {
         return try writer.read(body)
     }
 
+    /// `read`, with its statements left out of the SQL log when `inBackground`: work done off a
+    /// request's path, which the statements a call is seen to run must not include.
+    func read<T>(inBackground: Bool, _ body: (Database) throws -> T) throws -> T {
+        try read { db in inBackground ? try sqlLog.unrecorded(db) { try body(db) } : try body(db) }
+    }
+
     /// The read transaction of this store open on this thread, if any.
     private var readTransactionOnThisThread: ReadTransactionScope? {
         ReadTransactionScope.current(for: ObjectIdentifier(identity))

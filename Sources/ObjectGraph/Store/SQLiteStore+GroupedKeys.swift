@@ -29,9 +29,7 @@ extension SQLiteStore {
             return old.replacing(before, with: after)
         })
         return try aggregateCache.value(sql: sql.all, arguments: [], upkeep: upkeep) {
-            try read { db in
-                inBackground ? try sqlLog.unrecorded(db) { try Self.pairs(db, sql.all, []) } : try Self.pairs(db, sql.all, [])
-            }
+            try read(inBackground: inBackground) { db in try Self.pairs(db, sql.all, []) }
         }
     }
 
