@@ -91,13 +91,19 @@ extension ModelContext {
 
     /// The keys of the rows whose full-text entry matches `match`, kept; a save tests its own rows'
     /// entries again.
-    func fullTextKeys(_ layout: EntityLayout, index: FullTextIndex, match: String) throws -> KeySet {
+    ///
+    /// `reading`, when given, reads the set in place of the walk of the word's entries here, if it is
+    /// not kept: a ranking that scores every hit collects them (see `FullTextRanking.fetchAllCollectingHits`).
+    func fullTextKeys(
+        _ layout: EntityLayout, index: FullTextIndex, match: String, reading: (() throws -> KeySet)? = nil
+    ) throws -> KeySet {
         let sql = Self.fullTextKeysSQL(index)
         let restrictedSQL = "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" \(CountUpkeep.fromChangedRows(of: layout.name)) "
             + "WHERE \(index.rowMatchCondition(alias: RowQuery.alias.quotedIdentifier))"
         let upkeep = CountUpkeep.keys(entity: layout.name, restrictedSQL: restrictedSQL, arguments: [match.databaseValue])
         return try store.aggregateCache.value(sql: sql, arguments: [match.databaseValue], upkeep: upkeep) {
-            try store.read { db in try Self.keySet(db, sql: sql, arguments: [match.databaseValue]) }
+            if let reading { return try reading() }
+            return try store.read { db in try Self.keySet(db, sql: sql, arguments: [match.databaseValue]) }
         }
     }
 

@@ -60,34 +60,61 @@ extension ModelContext {
         let alias = RowQuery.alias.quotedIdentifier
         let (from, arguments) = Self.fullTextHits(layout, index: index, match: match, condition: condition)
 
-        // The hits that meet the predicate, from the word's hits and the predicate's key sets when the
-        // page's counts keep them (see `matchingKeys`); nil when none is kept. Made once, when first
-        // asked for, by the total or by the ranking by key.
+        // The rows that meet the predicate, from the key sets the page's counts keep (see
+        // `matchingKeys`), and the hits among them; nil when none is kept. Each made once, when first
+        // asked for: by the total, by the ranking by key, or to tell whether most rows meet it.
+        var keysFromKeptSets: KeySet??
+        func keptMatchingKeys() throws -> KeySet? {
+            if let made = keysFromKeptSets { return made }
+            let keys = try matchingKeys(predicate, layout: layout, unlessAllNew: true)
+            keysFromKeptSets = .some(keys)
+            return keys
+        }
         var hitsFromKeptSets: KeySet??
         func keptHits() throws -> KeySet? {
             if let made = hitsFromKeptSets { return made }
-            let hits = try matchingKeys(predicate, layout: layout, unlessAllNew: true)
-                .map { try $0.intersection(fullTextKeys(layout, index: index, match: match)) }
+            let hits = try keptMatchingKeys().map { try $0.intersection(fullTextKeys(layout, index: index, match: match)) }
             hitsFromKeptSets = .some(hits)
             return hits
         }
-        // The joined count walked a common word's 74,000 hits (9 ms).
-        let total = try fullTextCount(layout, index: index, match: match, condition: condition, keys: keptHits)
         // The document lengths' parameter first (see `FullTextRanking.fetchAll`); NULL where few rows
         // are ranked. The query's statistics are computed by each query (NULL), but where it probes hits.
         let weightArguments = weightList.map { ", \($0)" }.joined()
         let rank = "\(FullTextRanking.functionName)(\(fts), ?, NULL\(weightArguments))"
+        let keysSQL = "SELECT \(alias).\"_pk\", \(rank) \(from) ORDER BY 2, 1 LIMIT ? OFFSET ?"
+        let (limit, offset) = (max(0, limit), max(0, offset))
+        // A first search whose predicate most rows meet ranks the index alone (see
+        // `prefixRankedByIndexAlone`), which scores every hit of the word; that ranking, made first,
+        // also reads the word's hits for the total, which otherwise walked them beforehand (7 ms of a
+        // 26 ms first search for a word in 74,000 of 100,000 snippets).
+        var rankedWithTheHits: IndexRanking?
+        if offset + limit <= Self.cachedSearchRanks, keptFullTextKeys(index, match: match) == nil,
+           store.aggregateCache.keptValue(sql: keysSQL, arguments: arguments) as RankedPrefix? == nil,
+           let meeting = try keptMatchingKeys(), try meeting.count * 2 >= store.count(layout, condition: nil) {
+            let generation = store.aggregateCache.currentGeneration()
+            // Before the ranking the number of hits is not known: as many as make lengths worth reading.
+            let lengths = documentLengths(of: index, ranking: Self.hitsWorthReadingLengths)
+            _ = try fullTextKeys(layout, index: index, match: match) {
+                let limit = Self.indexRanksForAnyCondition
+                let ranked = try self.store.read { db in
+                    try self.rankIndexAlone(db, index: index, match: match, rank: rank, limit: limit, lengths: lengths, collectingHits: true)
+                }
+                rankedWithTheHits = IndexRanking(keys: ranked.keys, limit: limit, generation: generation)
+                return ranked.hits
+            }
+        }
+        // The joined count walked a common word's 74,000 hits (9 ms).
+        let total = try fullTextCount(layout, index: index, match: match, condition: condition, keys: keptHits)
         let rankWithoutLengths = "\(FullTextRanking.functionName)(\(fts), NULL, NULL\(weightArguments))"
         let rankWithStatistics = "\(FullTextRanking.functionName)(\(fts), ?, ?\(weightArguments))"
-        // The page's keys first, sorting ranks and keys only; then each row with its excerpts, found by
-        // key. Sorting whole rows kept the code and notes of every match in SQLite's sorter, and made an
-        // excerpt of each: a common word over long snippets cost seconds.
+        // The page's keys first (`keysSQL`), sorting ranks and keys only; then each row with its
+        // excerpts, found by key. Sorting whole rows kept the code and notes of every match in SQLite's
+        // sorter, and made an excerpt of each: a common word over long snippets cost seconds.
         //
         // Ranking a common word means scoring every document that holds it (bm25 over 74,000 of
         // 100,000 snippets takes about 0.3 s), and a search is often run again unchanged: the next
         // page, or the list beside a hit the user opened. So the ranked keys of the first pages are
         // kept, like counts, until the store changes.
-        let keysSQL = "SELECT \(alias).\"_pk\", \(rank) \(from) ORDER BY 2, 1 LIMIT ? OFFSET ?"
         func rankedKeys(limit: Int, offset: Int) throws -> [RankedKey] {
             let window = arguments + [limit.databaseValue, offset.databaseValue]
             let lengths = documentLengths(of: index, ranking: total)
@@ -96,7 +123,6 @@ extension ModelContext {
                     .map { RankedKey(key: $0[0], score: $0[1]) }
             }
         }
-        let (limit, offset) = (max(0, limit), max(0, offset))
         let keys: [RankedKey]
         if offset + limit <= Self.cachedSearchRanks {
             /// The changed rows' hits with their scores, for a save that leaves the index alone; made
@@ -118,7 +144,8 @@ extension ModelContext {
             // Ranking the first few hundred costs no more than ranking the first page.
             let prefix = try store.aggregateCache.value(sql: keysSQL, arguments: arguments, upkeep: upkeep()) {
                 if let ranked = try prefixRankedByIndexAlone(
-                    layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total) {
+                    layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total,
+                    ranked: rankedWithTheHits) {
                     return ranked
                 }
                 if predicate != nil, let hits = try keptHits(),
@@ -176,7 +203,8 @@ extension ModelContext {
     /// it overall, and a quarter more), and the last one read bounds the prefix: a window past what
     /// met it ranks again with the rows joined, as any window past the kept ranks does.
     private func prefixRankedByIndexAlone(
-        _ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?, rank: String, matchingCount: Int
+        _ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?, rank: String, matchingCount: Int,
+        ranked: IndexRanking?
     ) throws -> RankedPrefix? {
         guard matchingCount > 0 else { return nil }
         let fts = index.tableName.quotedIdentifier
@@ -191,14 +219,17 @@ extension ModelContext {
         }
         guard matchingCount * 2 >= indexHits else { return nil }
         let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
-        let candidatesSQL = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
-        let lengths = documentLengths(of: index, ranking: indexHits)
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
             + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))" + (condition.map { " AND \($0.sql)" } ?? "")
+        // The ranking this search made with the word's hits, if it holds enough ranks and no save
+        // came since (which could have changed any score).
+        let reusable = ranked.flatMap { ranked in
+            ranked.limit >= wanted && ranked.generation == store.aggregateCache.currentGeneration() ? Array(ranked.keys.prefix(wanted)) : nil
+        }
+        let lengths = reusable == nil ? documentLengths(of: index, ranking: indexHits) : nil
         return try store.read { db in
-            let candidates = try FullTextRanking.fetchAll(
-                db, sql: candidatesSQL, arguments: [match.databaseValue, wanted.databaseValue], lengths: lengths)
-                .map { RankedKey(key: $0[0], score: $0[1]) }
+            let candidates = try reusable
+                ?? rankIndexAlone(db, index: index, match: match, rank: rank, limit: wanted, lengths: lengths, collectingHits: false).keys
             let meeting = try Set(Int64.fetchAll(
                 db.cachedStatement(sql: meetingSQL),
                 arguments: StatementArguments(columnValues: [SQLiteStore.jsonArray(candidates.map(\.key)).databaseValue] + (condition?.arguments ?? []))))
@@ -206,6 +237,32 @@ extension ModelContext {
             return RankedPrefix(keys: candidates.filter { meeting.contains($0.key) }, bound: candidates.count < wanted ? nil : candidates.last)
         }
     }
+
+    /// The first `limit` hits of the full-text index on its own, best first; with `collectingHits`,
+    /// also the keys of every hit it scored, which are all the word's hits.
+    private func rankIndexAlone(
+        _ db: Database, index: FullTextIndex, match: String, rank: String, limit: Int, lengths: DocumentLengths?, collectingHits: Bool
+    ) throws -> (keys: [RankedKey], hits: KeySet) {
+        let fts = index.tableName.quotedIdentifier
+        let sql = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
+        let arguments = [match.databaseValue, limit.databaseValue]
+        let (rows, hits) = collectingHits
+            ? try FullTextRanking.fetchAllCollectingHits(db, sql: sql, arguments: arguments, lengths: lengths)
+            : (try FullTextRanking.fetchAll(db, sql: sql, arguments: arguments, lengths: lengths), KeySet())
+        return (rows.map { RankedKey(key: $0[0], score: $0[1]) }, hits)
+    }
+
+    /// The first ranks of the full-text index on its own, made by a search before its total, with
+    /// the store's generation before they were read.
+    struct IndexRanking {
+        let keys: [RankedKey]
+        let limit: Int
+        let generation: UInt64
+    }
+
+    /// The most ranks of the index alone `prefixRankedByIndexAlone` asks for: when half the hits
+    /// meet the condition, twice `cachedSearchRanks` and a quarter more.
+    static let indexRanksForAnyCondition = cachedSearchRanks * 2 * 5 / 4 + 1
 
     /// Reads ahead what ranking a search of `type` needs, the length of every document in its
     /// full-text index, and keeps it through saves as counts are kept. A first search for a common

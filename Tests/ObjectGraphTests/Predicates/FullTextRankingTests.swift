@@ -194,29 +194,66 @@ final class FullTextRankingTests: PredicateTestCase {
         try context.save()
     }
 
-    /// A condition that keeps most hits ranks the index alone, which needs the word's number of hits:
-    /// taken from the word's hits kept as a set (the search's total read them), not counted again.
-    func testTheWordsHitsAreCountedFromTheirKeptSet() throws {
+    /// A first search whose condition most rows meet ranks the index alone, which scores every hit of
+    /// the word: that ranking reads the word's hits as a set too (for the total, the counts and the
+    /// number of hits in the index), with no walk of them of its own and no count.
+    func testAFirstSearchReadsTheWordsHitsWithItsRanking() throws {
         try insertKeptAndTrashedNotes()
         let notTrashed = #Predicate<Article> { $0.category != "trash" }
         try context.prepareCounts(of: \.category, where: notTrashed)
-        var titles: [String] = []
+        var found: (titles: [String], total: Int) = ([], 0)
         let statements = try selects(in: container) {
-            titles = try ModelContext(container).search(Article.self, for: "word", where: notTrashed, weights: weights, limit: 20)
-                .hits.map(\.model.title)
+            let results = try ModelContext(container).search(
+                Article.self, for: "word", where: notTrashed, weights: weights, limit: ModelContext.cachedSearchRanks)
+            found = (results.hits.map(\.model.title), results.totalCount)
         }
-        XCTAssertTrue(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "the word's hits read as a set")
+        XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "no walk of the word's hits: \(statements)")
         XCTAssertFalse(statements.contains { $0.contains(#"COUNT(*) FROM "_fts_Article""#) }, "\(statements)")
         let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
         XCTAssertEqual(rankings.count, 1)
-        XCTAssertFalse(rankings[0].contains("JOIN"), "the index ranked alone")
+        XCTAssertFalse(rankings.first?.contains("JOIN") ?? true, "the index ranked alone")
         let expected: [String] = try container.store.read { db in
             try String.fetchAll(db, sql: """
                 SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid LIMIT 20
+                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid
                 """)
         }
-        XCTAssertEqual(titles, expected)
+        XCTAssertEqual(found.titles, Array(expected.prefix(ModelContext.cachedSearchRanks)))
+        XCTAssertEqual(found.total, expected.count)
+        let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
+        let keptHits = try XCTUnwrap(ModelContext(container).keptFullTextKeys(index, match: #""word""#), "the word's hits kept")
+        XCTAssertEqual(keptHits.sortedKeys, try wordsHits(#""word""#))
+    }
+
+    /// The keys of the hits of a match expression, as FTS5 walks them.
+    private func wordsHits(_ match: String) throws -> [Int64] {
+        try container.store.read { db in
+            try Int64.fetchAll(db, sql: #"SELECT rowid FROM "_fts_Article" WHERE "_fts_Article" MATCH ? ORDER BY rowid"#, arguments: [match])
+        }
+    }
+
+    /// The ranking function collects the key of every hit it scores, whatever the statement returns:
+    /// the same keys as a walk of the hits, with lengths given or not, and the same rows as without.
+    func testARankingCollectsTheKeysOfEveryHitItScores() throws {
+        try insertKeptAndTrashedNotes()
+        let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
+        let lengths = try container.store.read { db in try DocumentLengths.read(index, in: db) }
+        let sql = #"SELECT rowid, objectgraph_bm25("_fts_Article", ?, NULL, 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ? ORDER BY 2, 1 LIMIT 7"#
+        for query in queries {
+            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+            for given in [lengths, nil] {
+                let (rows, hits) = try container.store.read { db in
+                    try FullTextRanking.fetchAllCollectingHits(db, sql: sql, arguments: [match.databaseValue], lengths: given)
+                }
+                let plain = try container.store.read { db in
+                    try FullTextRanking.fetchAll(db, sql: sql, arguments: [match.databaseValue], lengths: given)
+                }
+                XCTAssertEqual(hits.sortedKeys, try wordsHits(match), query)
+                XCTAssertEqual(hits.count, try wordsHits(match).count, query)
+                XCTAssertEqual(rows.map { $0[0] as Int64 }, plain.map { $0[0] as Int64 }, query)
+                XCTAssertEqual(rows.count, min(7, hits.count), query)
+            }
+        }
     }
 
     func testAnotherProcesssWriteDropsTheLengths() throws {
