@@ -90,12 +90,15 @@ extension ModelContext {
         var rankedWithTheHits: IndexRanking?
         if offset + limit <= Self.cachedSearchRanks, keptFullTextKeys(index, match: match) == nil,
            store.aggregateCache.keptValue(sql: keysSQL, arguments: arguments) as RankedPrefix? == nil,
-           let meeting = try keptMatchingKeys(), try meeting.count * 2 >= store.count(layout, condition: nil) {
+           let meeting = try keptMatchingKeys(), case let rows = try store.count(layout, condition: nil), meeting.count * 2 >= rows {
             let generation = store.aggregateCache.currentGeneration()
             // Before the ranking the number of hits is not known: as many as make lengths worth reading.
             let lengths = documentLengths(of: index, ranking: Self.hitsWorthReadingLengths)
+            // Enough ranks for `prefixRankedByIndexAlone` if the word's hits meet the predicate about
+            // as often as all rows do (less a twentieth), not more: each rank more costs the ranking's
+            // sorter (4 ms more for 1,251 ranks than for 626, with 74,000 hits).
+            let limit = Self.indexRanks(hitsPerMatch: Double(rows) / Double(max(1, meeting.count - rows / 20)))
             _ = try fullTextKeys(layout, index: index, match: match) {
-                let limit = Self.indexRanksForAnyCondition
                 let ranked = try self.store.read { db in
                     try self.rankIndexAlone(db, index: index, match: match, rank: rank, limit: limit, lengths: lengths, collectingHits: true)
                 }
@@ -218,7 +221,7 @@ extension ModelContext {
             return try store.read { db in try Int.fetchOne(db.cachedStatement(sql: indexCountSQL), arguments: [match]) ?? 0 }
         }
         guard matchingCount * 2 >= indexHits else { return nil }
-        let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
+        let wanted = Self.indexRanks(hitsPerMatch: Double(indexHits) / Double(matchingCount))
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
             + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))" + (condition.map { " AND \($0.sql)" } ?? "")
         // The ranking this search made with the word's hits, if it holds enough ranks and no save
@@ -260,9 +263,12 @@ extension ModelContext {
         let generation: UInt64
     }
 
-    /// The most ranks of the index alone `prefixRankedByIndexAlone` asks for: when half the hits
-    /// meet the condition, twice `cachedSearchRanks` and a quarter more.
-    static let indexRanksForAnyCondition = cachedSearchRanks * 2 * 5 / 4 + 1
+    /// How many ranks of the index alone hold `cachedSearchRanks` hits that meet a condition, when
+    /// one hit in `hitsPerMatch` meets it: at that rate, and a quarter more. At most twice
+    /// `cachedSearchRanks` and a quarter more, the most `prefixRankedByIndexAlone` asks for.
+    static func indexRanks(hitsPerMatch: Double) -> Int {
+        Int(Double(cachedSearchRanks) * min(2, max(1, hitsPerMatch)) * 5 / 4) + 1
+    }
 
     /// Reads ahead what ranking a search of `type` needs, the length of every document in its
     /// full-text index, and keeps it through saves as counts are kept. A first search for a common
