@@ -62,7 +62,7 @@ extension ModelContext {
 
         // The rows that meet the predicate, from the key sets the page's counts keep (see
         // `matchingKeys`), and the hits among them; nil when none is kept. Each made once, when first
-        // asked for: by the total, by the ranking by key, or to tell whether most rows meet it.
+        // asked for: by the total or by a ranking.
         var keysFromKeptSets: KeySet??
         func keptMatchingKeys() throws -> KeySet? {
             if let made = keysFromKeptSets { return made }
@@ -83,26 +83,19 @@ extension ModelContext {
         let rank = "\(FullTextRanking.functionName)(\(fts), ?, NULL\(weightArguments))"
         let keysSQL = "SELECT \(alias).\"_pk\", \(rank) \(from) ORDER BY 2, 1 LIMIT ? OFFSET ?"
         let (limit, offset) = (max(0, limit), max(0, offset))
-        // A first search whose predicate most rows meet ranks the index alone (see
-        // `prefixRankedByIndexAlone`), which scores every hit of the word; that ranking, made first,
-        // also reads the word's hits for the total, which otherwise walked them beforehand (7 ms of a
-        // 26 ms first search for a word in 74,000 of 100,000 snippets).
-        var rankedWithTheHits: IndexRanking?
+        // A first search of a word, when the rows that meet the predicate are known from kept key
+        // sets: one ranking of the word's hits in the index scores only those that meet it (see
+        // `prefixRanked(among:)`) and reads every hit, as the word's set, for the total and the
+        // counts. Walking the hits for the set and then again to rank them took 26–32 ms for a word
+        // in 74,000 of 100,000 snippets.
+        var prefixWithTheHits: (prefix: RankedPrefix, generation: UInt64)?
         if offset + limit <= Self.cachedSearchRanks, keptFullTextKeys(index, match: match) == nil,
            store.aggregateCache.keptValue(sql: keysSQL, arguments: arguments) as RankedPrefix? == nil,
-           let meeting = try keptMatchingKeys(), case let rows = try store.count(layout, condition: nil), meeting.count * 2 >= rows {
+           let meeting = try keptMatchingKeys() {
             let generation = store.aggregateCache.currentGeneration()
-            // Before the ranking the number of hits is not known: as many as make lengths worth reading.
-            let lengths = documentLengths(of: index, ranking: Self.hitsWorthReadingLengths)
-            // Enough ranks for `prefixRankedByIndexAlone` if the word's hits meet the predicate about
-            // as often as all rows do (less a twentieth), not more: each rank more costs the ranking's
-            // sorter (4 ms more for 1,251 ranks than for 626, with 74,000 hits).
-            let limit = Self.indexRanks(hitsPerMatch: Double(rows) / Double(max(1, meeting.count - rows / 20)))
             _ = try fullTextKeys(layout, index: index, match: match) {
-                let ranked = try self.store.read { db in
-                    try self.rankIndexAlone(db, index: index, match: match, rank: rank, limit: limit, lengths: lengths, collectingHits: true)
-                }
-                rankedWithTheHits = IndexRanking(keys: ranked.keys, limit: limit, generation: generation)
+                let ranked = try self.prefixRanked(among: meeting, index: index, match: match, rank: rank, collectingHits: true)
+                prefixWithTheHits = (ranked.prefix, generation)
                 return ranked.hits
             }
         }
@@ -146,13 +139,18 @@ extension ModelContext {
             }
             // Ranking the first few hundred costs no more than ranking the first page.
             let prefix = try store.aggregateCache.value(sql: keysSQL, arguments: arguments, upkeep: upkeep()) {
-                if let ranked = try prefixRankedByIndexAlone(
-                    layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total,
-                    ranked: rankedWithTheHits) {
-                    return ranked
+                // Made with the word's hits above, if no save came since (which could change any score).
+                if let made = prefixWithTheHits, made.generation == store.aggregateCache.currentGeneration() {
+                    return made.prefix
                 }
-                if predicate != nil, let hits = try keptHits(),
-                   let ranked = try prefixRankedByProbes(hits, index: index, match: match, rank: rankWithStatistics) {
+                if predicate != nil, let hits = try keptHits(), let meeting = try keptMatchingKeys() {
+                    if let ranked = try prefixRankedByProbes(hits, index: index, match: match, rank: rankWithStatistics) {
+                        return ranked
+                    }
+                    return try prefixRanked(among: meeting, index: index, match: match, rank: rank, collectingHits: false).prefix
+                }
+                if let ranked = try prefixRankedByIndexAlone(
+                    layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total) {
                     return ranked
                 }
                 let ranked = try rankedKeys(limit: Self.cachedSearchRanks, offset: 0)
@@ -206,8 +204,7 @@ extension ModelContext {
     /// it overall, and a quarter more), and the last one read bounds the prefix: a window past what
     /// met it ranks again with the rows joined, as any window past the kept ranks does.
     private func prefixRankedByIndexAlone(
-        _ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?, rank: String, matchingCount: Int,
-        ranked: IndexRanking?
+        _ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?, rank: String, matchingCount: Int
     ) throws -> RankedPrefix? {
         guard matchingCount > 0 else { return nil }
         let fts = index.tableName.quotedIdentifier
@@ -221,18 +218,15 @@ extension ModelContext {
             return try store.read { db in try Int.fetchOne(db.cachedStatement(sql: indexCountSQL), arguments: [match]) ?? 0 }
         }
         guard matchingCount * 2 >= indexHits else { return nil }
-        let wanted = Self.indexRanks(hitsPerMatch: Double(indexHits) / Double(matchingCount))
+        let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
+        let candidatesSQL = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
+        let lengths = documentLengths(of: index, ranking: indexHits)
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
             + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))" + (condition.map { " AND \($0.sql)" } ?? "")
-        // The ranking this search made with the word's hits, if it holds enough ranks and no save
-        // came since (which could have changed any score).
-        let reusable = ranked.flatMap { ranked in
-            ranked.limit >= wanted && ranked.generation == store.aggregateCache.currentGeneration() ? Array(ranked.keys.prefix(wanted)) : nil
-        }
-        let lengths = reusable == nil ? documentLengths(of: index, ranking: indexHits) : nil
         return try store.read { db in
-            let candidates = try reusable
-                ?? rankIndexAlone(db, index: index, match: match, rank: rank, limit: wanted, lengths: lengths, collectingHits: false).keys
+            let candidates = try FullTextRanking.fetchAll(
+                db, sql: candidatesSQL, arguments: [match.databaseValue, wanted.databaseValue], lengths: lengths)
+                .map { RankedKey(key: $0[0], score: $0[1]) }
             let meeting = try Set(Int64.fetchAll(
                 db.cachedStatement(sql: meetingSQL),
                 arguments: StatementArguments(columnValues: [SQLiteStore.jsonArray(candidates.map(\.key)).databaseValue] + (condition?.arguments ?? []))))
@@ -241,33 +235,28 @@ extension ModelContext {
         }
     }
 
-    /// The first `limit` hits of the full-text index on its own, best first; with `collectingHits`,
-    /// also the keys of every hit it scored, which are all the word's hits.
-    private func rankIndexAlone(
-        _ db: Database, index: FullTextIndex, match: String, rank: String, limit: Int, lengths: DocumentLengths?, collectingHits: Bool
-    ) throws -> (keys: [RankedKey], hits: KeySet) {
+    /// The best-ranked hits among `meeting`, the keys of the rows that meet a search's condition
+    /// (known from kept key sets, see `matchingKeys`), found by ranking the full-text index on its
+    /// own with the ranking function scoring only the hits `meeting` holds: the others rank last,
+    /// unscored, and are left out. With `collectingHits`, also every hit's key: the word's hits.
+    ///
+    /// Each hit is read once, from the index, and only those that meet the condition are scored:
+    /// for `parsing` (74,000 of 100,000 snippets) with a language that 2,300 of them have, where
+    /// ranking the hits joined to their rows looked up each hit's row to test it.
+    private func prefixRanked(
+        among meeting: KeySet, index: FullTextIndex, match: String, rank: String, collectingHits: Bool
+    ) throws -> (prefix: RankedPrefix, hits: KeySet) {
         let fts = index.tableName.quotedIdentifier
+        let limit = Self.cachedSearchRanks
         let sql = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
-        let arguments = [match.databaseValue, limit.databaseValue]
-        let (rows, hits) = collectingHits
-            ? try FullTextRanking.fetchAllCollectingHits(db, sql: sql, arguments: arguments, lengths: lengths)
-            : (try FullTextRanking.fetchAll(db, sql: sql, arguments: arguments, lengths: lengths), KeySet())
-        return (rows.map { RankedKey(key: $0[0], score: $0[1]) }, hits)
-    }
-
-    /// The first ranks of the full-text index on its own, made by a search before its total, with
-    /// the store's generation before they were read.
-    struct IndexRanking {
-        let keys: [RankedKey]
-        let limit: Int
-        let generation: UInt64
-    }
-
-    /// How many ranks of the index alone hold `cachedSearchRanks` hits that meet a condition, when
-    /// one hit in `hitsPerMatch` meets it: at that rate, and a quarter more. At most twice
-    /// `cachedSearchRanks` and a quarter more, the most `prefixRankedByIndexAlone` asks for.
-    static func indexRanks(hitsPerMatch: Double) -> Int {
-        Int(Double(cachedSearchRanks) * min(2, max(1, hitsPerMatch)) * 5 / 4) + 1
+        let lengths = documentLengths(of: index, ranking: meeting.count)
+        let (rows, hits) = try store.read { db in
+            try FullTextRanking.fetchAll(
+                db, sql: sql, arguments: [match.databaseValue, limit.databaseValue], lengths: lengths,
+                scoringOnly: meeting, collectingHits: collectingHits)
+        }
+        let ranked = rows.map { RankedKey(key: $0[0], score: $0[1]) }.filter { $0.score.isFinite }
+        return (RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last), hits)
     }
 
     /// Reads ahead what ranking a search of `type` needs, the length of every document in its

@@ -151,35 +151,79 @@ final class FullTextRankingTests: PredicateTestCase {
         try assertScoresAreBM25s("read after a ranking")
     }
 
-    /// A condition whose hits are known from kept key sets and few ranks them by key, with the query's
-    /// statistics computed once: the same hits, order and scores as SQLite's bm25 over the rows that
-    /// meet the condition, which is what ranking the joined rows gave.
+    /// The hits of `query` among the rows in the category "trash", by SQLite's bm25, best first.
+    private func bm25AmongTrash(_ query: String) throws -> [(key: Int64, score: Double)] {
+        let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+        return try container.store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                WHERE "_fts_Article" MATCH ? AND Article.category = 'trash' ORDER BY 2, 1
+                """, arguments: [match]).map { ($0[0], $0[1]) }
+        }
+    }
+
+    private func assertFound(
+        _ found: [(key: Int64, score: Double)], _ expected: [(key: Int64, score: Double)], _ label: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(found.count, expected.count, label, file: file, line: line)
+        XCTAssertNil(zip(found, expected).enumerated().first { $0.element.0.key != $0.element.1.key }?.offset, "\(label): order", file: file, line: line)
+        for (mine, sqlite) in zip(found, expected) {
+            XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, label, file: file, line: line)
+        }
+    }
+
+    /// A search of the rows in "trash", its statements and its hits' keys and scores.
+    private func searchTrash(for query: String) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
+        let trash = #Predicate<Article> { $0.category == "trash" }
+        var found: [(key: Int64, score: Double)] = []
+        let statements = try selects(in: container) {
+            found = try ModelContext(container).search(Article.self, for: query, where: trash, weights: weights, limit: ModelContext.cachedSearchRanks)
+                .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
+        }
+        return (statements, found)
+    }
+
+    /// A condition whose hits are known from kept key sets (the word's, and the condition's) and few
+    /// ranks them by key, with the query's statistics computed once: the same hits, order and scores
+    /// as SQLite's bm25 over the rows that meet the condition, which is what ranking the joined rows gave.
     func testAFewHitsKnownFromKeptSetsAreRankedByKey() throws {
         try insertKeptAndTrashedNotes()
         let trash = #Predicate<Article> { $0.category == "trash" }
         try context.prepareCounts(of: \.category, where: trash)
+        let layout = try container.store.layout(for: Article.self)
+        let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
         for query in ["word", "word filler", "wor* -filler"] {
-            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
-            let expected: [(key: Int64, score: Double)] = try container.store.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                    WHERE "_fts_Article" MATCH ? AND Article.category = 'trash' ORDER BY 2, 1
-                    """, arguments: [match]).map { ($0[0], $0[1]) }
-            }
-            var found: [(key: Int64, score: Double)] = []
-            let statements = try selects(in: container) {
-                found = try ModelContext(container).search(Article.self, for: query, where: trash, weights: weights, limit: ModelContext.cachedSearchRanks)
-                    .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
-            }
+            let expected = try bm25AmongTrash(query)
+            _ = try ModelContext(container).fullTextKeys(layout, index: index, match: try XCTUnwrap(FullTextQuery(query).matchExpression))
+            let (statements, found) = try searchTrash(for: query)
             let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
             XCTAssertEqual(rankings.count, 1, query)
             XCTAssertTrue(rankings.allSatisfy { $0.contains("rowid IN") && !$0.contains("JOIN") }, "\(query): \(rankings)")
             XCTAssertTrue(expected.count > 20 && expected.count <= ModelContext.cachedSearchRanks, "\(query): \(expected.count) hits")
-            XCTAssertEqual(found.count, expected.count, query)
-            XCTAssertNil(zip(found, expected).enumerated().first { $0.element.0.key != $0.element.1.key }?.offset, "\(query): order")
-            for (mine, sqlite) in zip(found, expected) {
-                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
-            }
+            assertFound(found, expected, query)
+        }
+    }
+
+    /// A first search of a word, with the rows that meet its condition known from kept key sets,
+    /// ranks the index alone once, scoring only the hits that meet the condition and reading every
+    /// hit as the word's set: no walk of the hits of its own, no count, no rows joined.
+    func testAFirstSearchScoresOnlyTheHitsThatMeetItsCondition() throws {
+        try insertKeptAndTrashedNotes()
+        let trash = #Predicate<Article> { $0.category == "trash" }
+        try context.prepareCounts(of: \.category, where: trash)
+        let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
+        for query in ["word", "word filler", "wor* -filler"] {
+            let expected = try bm25AmongTrash(query)
+            let (statements, found) = try searchTrash(for: query)
+            let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
+            XCTAssertEqual(rankings.count, 1, query)
+            XCTAssertTrue(rankings.allSatisfy { !$0.contains("rowid IN") && !$0.contains("JOIN") }, "\(query): \(rankings)")
+            XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "\(query): \(statements)")
+            XCTAssertFalse(statements.contains { $0.contains("COUNT(*)") }, "\(query): \(statements)")
+            assertFound(found, expected, query)
+            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+            XCTAssertEqual(ModelContext(container).keptFullTextKeys(index, match: match)?.sortedKeys, try wordsHits(match), query)
         }
     }
 
@@ -232,26 +276,37 @@ final class FullTextRankingTests: PredicateTestCase {
         }
     }
 
-    /// The ranking function collects the key of every hit it scores, whatever the statement returns:
-    /// the same keys as a walk of the hits, with lengths given or not, and the same rows as without.
-    func testARankingCollectsTheKeysOfEveryHitItScores() throws {
+    /// The ranking function collects the key of every hit it is called for, whatever the statement
+    /// returns: the same keys as a walk of the hits, with lengths given or not, scoring every hit or
+    /// some. Told which hits to score, it ranks those as SQLite's bm25 does, and every other last.
+    func testARankingCollectsEveryHitAndScoresThoseItIsTold() throws {
         try insertKeptAndTrashedNotes()
         let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
         let lengths = try container.store.read { db in try DocumentLengths.read(index, in: db) }
-        let sql = #"SELECT rowid, objectgraph_bm25("_fts_Article", ?, NULL, 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ? ORDER BY 2, 1 LIMIT 7"#
+        let sql = #"SELECT rowid, objectgraph_bm25("_fts_Article", ?, NULL, 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ? ORDER BY 2, 1 LIMIT 40"#
+        let thirds = KeySet((0..<1_400).filter { $0 % 3 == 1 })
         for query in queries {
             let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+            let walked = try wordsHits(match)
+            let expected = try bm25(query).prefix(40)
+            let expectedAmongThirds = try bm25(query).filter { thirds.contains($0.key) }.prefix(40)
+            XCTAssertFalse(expectedAmongThirds.isEmpty, query)
             for given in [lengths, nil] {
-                let (rows, hits) = try container.store.read { db in
-                    try FullTextRanking.fetchAllCollectingHits(db, sql: sql, arguments: [match.databaseValue], lengths: given)
+                for scoringOnly in [nil, thirds] {
+                    let (rows, hits) = try container.store.read { db in
+                        try FullTextRanking.fetchAll(
+                            db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly, collectingHits: true)
+                    }
+                    XCTAssertEqual(hits.sortedKeys, walked, query)
+                    XCTAssertEqual(hits.count, walked.count, query)
+                    let scored = rows.map { (key: $0[0] as Int64, score: $0[1] as Double) }.filter { $0.score.isFinite }
+                    let wanted = scoringOnly == nil ? Array(expected) : Array(expectedAmongThirds)
+                    XCTAssertEqual(scored.map(\.key), wanted.map(\.key), "\(query), scoring \(scoringOnly == nil ? "all" : "a third")")
+                    for (mine, sqlite) in zip(scored, wanted) {
+                        XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
+                    }
+                    XCTAssertEqual(rows.count, min(40, walked.count), "the others ranked last: \(query)")
                 }
-                let plain = try container.store.read { db in
-                    try FullTextRanking.fetchAll(db, sql: sql, arguments: [match.databaseValue], lengths: given)
-                }
-                XCTAssertEqual(hits.sortedKeys, try wordsHits(match), query)
-                XCTAssertEqual(hits.count, try wordsHits(match).count, query)
-                XCTAssertEqual(rows.map { $0[0] as Int64 }, plain.map { $0[0] as Int64 }, query)
-                XCTAssertEqual(rows.count, min(7, hits.count), query)
             }
         }
     }
