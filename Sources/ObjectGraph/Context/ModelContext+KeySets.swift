@@ -93,7 +93,8 @@ extension ModelContext {
     /// entries again.
     ///
     /// `reading`, when given, reads the set in place of the walk of the word's entries here, if it is
-    /// not kept: a ranking that scores every hit collects them (see `FullTextRanking.fetchAllCollectingHits`).
+    /// not kept: a ranking of the index alone collects them as it goes (see
+    /// `FullTextRanking.fetchAll(_:sql:arguments:lengths:scoringOnly:collectingHits:)`).
     func fullTextKeys(
         _ layout: EntityLayout, index: FullTextIndex, match: String, reading: (() throws -> KeySet)? = nil
     ) throws -> KeySet {
