@@ -250,12 +250,12 @@ extension ModelContext {
         let limit = Self.cachedSearchRanks
         let sql = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
         let lengths = documentLengths(of: index, ranking: meeting.count)
-        let (rows, hits) = try store.read { db in
+        let (rows, hits, scoreFactor) = try store.read { db in
             try FullTextRanking.fetchAll(
                 db, sql: sql, arguments: [match.databaseValue, limit.databaseValue], lengths: lengths,
                 scoringOnly: meeting, collectingHits: collectingHits)
         }
-        let ranked = rows.map { RankedKey(key: $0[0], score: $0[1]) }.filter { $0.score.isFinite }
+        let ranked = rows.map { RankedKey(key: $0[0], score: ($0[1] as Double) * scoreFactor) }.filter { $0.score.isFinite }
         return (RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last), hits)
     }
 

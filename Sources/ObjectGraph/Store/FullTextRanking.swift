@@ -80,13 +80,28 @@ enum FullTextRanking {
     /// Ranking a common word walks all its hits in the index, and so does reading them as a set (for
     /// a search's total and its counts): 18 and 7 ms for a word in 74,000 of 100,000 snippets. Taken
     /// from the ranking, the set costs no walk of its own.
+    ///
+    /// A match of one phrase (one word, one quoted phrase or one prefix, as `FullTextQuery` writes
+    /// them) whose hits are collected is scored without its inverse document frequency, which takes
+    /// FTS5 a walk of the phrase's entries of its own (3–4 ms of the 19 for `parsing`): it is the
+    /// same factor in every score, so it changes no order, and the number of hits it needs is the
+    /// number collected. Multiply the scores by `scoreFactor` (1 when nothing was left out): the
+    /// product is the very number `bm25()` computes, as its sum has the one term.
     static func fetchAll(
         _ db: Database, sql: String, arguments: [DatabaseValue], lengths: DocumentLengths?,
         scoringOnly: KeySet?, collectingHits: Bool
-    ) throws -> (rows: [Row], hits: KeySet) {
+    ) throws -> (rows: [Row], hits: KeySet, scoreFactor: Double) {
         let inputs = RankingInputs(lengths: lengths, scoringOnly: scoringOnly, collectsHits: collectingHits)
         let rows = try fetchAll(db, sql: sql, arguments: arguments, inputs: inputs)
-        return (rows, inputs.hits)
+        let factor = inputs.rowsWhenFrequencyLeftOut.map { inverseFrequency(rows: $0, hits: Int64(inputs.hits.count)) } ?? 1
+        return (rows, inputs.hits, factor)
+    }
+
+    /// bm25's inverse document frequency of a phrase in `hits` of `rows` rows. A phrase in more than
+    /// half the rows would count against a hit: bm25 gives it a tiny weight instead.
+    private static func inverseFrequency(rows: Int64, hits: Int64) -> Double {
+        let inverse = log((Double(rows) - Double(hits) + 0.5) / (Double(hits) + 0.5))
+        return inverse <= 0 ? 1e-6 : inverse
     }
 
     private static func fetchAll(_ db: Database, sql: String, arguments: [DatabaseValue], inputs: RankingInputs) throws -> [Row] {
@@ -114,6 +129,9 @@ enum FullTextRanking {
         let scoringOnly: KeySet?
         let collectsHits: Bool
         private(set) var hits = KeySet()
+        /// Set by the function when it leaves the inverse document frequency out of its scores (a
+        /// match of one phrase whose hits are collected): the number of rows in the index.
+        var rowsWhenFrequencyLeftOut: Int64?
 
         init(lengths: DocumentLengths?, scoringOnly: KeySet? = nil, collectsHits: Bool = false) {
             self.lengths = lengths
@@ -215,6 +233,8 @@ enum FullTextRanking {
         guard let setAuxdata = api.xSetAuxdata, let rowCount = api.xRowCount, let totalSize = api.xColumnTotalSize,
               let phraseCount = api.xPhraseCount, let queryPhrase = api.xQueryPhrase else { return .failure(RankingFailure(SQLITE_ERROR)) }
         let phrases = Int(phraseCount(fts))
+        let pointer = argumentCount > 0 ? sqlite3_value_pointer(arguments[0], UnsafeRawPointer(pointerType.utf8Start).assumingMemoryBound(to: CChar.self)) : nil
+        let inputs = pointer.map { Unmanaged<RankingInputs>.fromOpaque($0).takeUnretainedValue() }
         var averageLength = 1.0
         var inverseFrequencies: [Double] = []
         var code = SQLITE_OK
@@ -226,21 +246,23 @@ enum FullTextRanking {
             if code == SQLITE_OK { code = totalSize(fts, -1, &tokens) }
             guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
             if rows > 0 { averageLength = Double(tokens) / Double(rows) }
-            // How many rows hold each phrase: a walk of its entries in the index, as bm25 makes.
-            for phrase in 0..<phrases {
-                var hits: Int64 = 0
-                code = queryPhrase(fts, Int32(phrase), &hits) { _, _, counter in
-                    counter?.assumingMemoryBound(to: Int64.self).pointee += 1
-                    return SQLITE_OK
+            if phrases == 1, let inputs, inputs.collectsHits {
+                // Left out, and applied by `fetchAll` once the hits are counted.
+                inputs.rowsWhenFrequencyLeftOut = rows
+                inverseFrequencies = [1]
+            } else {
+                // How many rows hold each phrase: a walk of its entries in the index, as bm25 makes.
+                for phrase in 0..<phrases {
+                    var hits: Int64 = 0
+                    code = queryPhrase(fts, Int32(phrase), &hits) { _, _, counter in
+                        counter?.assumingMemoryBound(to: Int64.self).pointee += 1
+                        return SQLITE_OK
+                    }
+                    guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
+                    inverseFrequencies.append(inverseFrequency(rows: rows, hits: hits))
                 }
-                guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
-                let inverse = log((Double(rows) - Double(hits) + 0.5) / (Double(hits) + 0.5))
-                // A phrase in more than half the rows would count against a hit: bm25 gives it a tiny weight.
-                inverseFrequencies.append(inverse <= 0 ? 1e-6 : inverse)
             }
         }
-        let pointer = argumentCount > 0 ? sqlite3_value_pointer(arguments[0], UnsafeRawPointer(pointerType.utf8Start).assumingMemoryBound(to: CChar.self)) : nil
-        let inputs = pointer.map { Unmanaged<RankingInputs>.fromOpaque($0).takeUnretainedValue() }
         let weights = (2..<max(2, argumentCount)).map { sqlite3_value_double(arguments[$0]) }
         let statistics = QueryStatistics(
             averageLength: averageLength, inverseFrequencies: inverseFrequencies, weights: weights, inputs: inputs)
