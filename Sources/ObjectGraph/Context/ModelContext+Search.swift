@@ -94,7 +94,7 @@ extension ModelContext {
            let meeting = try keptMatchingKeys() {
             let generation = store.aggregateCache.currentGeneration()
             _ = try fullTextKeys(layout, index: index, match: match) {
-                let ranked = try self.prefixRanked(among: meeting, index: index, match: match, rank: rank, collectingHits: true)
+                let ranked = try self.prefixRanked(among: meeting, layout: layout, index: index, match: match, rank: rank, collectingHits: true)
                 prefixWithTheHits = (ranked.prefix, generation)
                 return ranked.hits
             }
@@ -147,7 +147,7 @@ extension ModelContext {
                     if let ranked = try prefixRankedByProbes(hits, index: index, match: match, rank: rankWithStatistics) {
                         return ranked
                     }
-                    return try prefixRanked(among: meeting, index: index, match: match, rank: rank, collectingHits: false).prefix
+                    return try prefixRanked(among: meeting, layout: layout, index: index, match: match, rank: rank, collectingHits: false).prefix
                 }
                 if let ranked = try prefixRankedByIndexAlone(
                     layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total) {
@@ -237,25 +237,28 @@ extension ModelContext {
 
     /// The best-ranked hits among `meeting`, the keys of the rows that meet a search's condition
     /// (known from kept key sets, see `matchingKeys`), found by ranking the full-text index on its
-    /// own, with the hits `meeting` does not hold left out before they are scored. With
-    /// `collectingHits`, also every hit's key: the word's hits.
+    /// own, with the hits `meeting` does not hold left out (before they are scored, when they are
+    /// most). With `collectingHits`, also every hit's key: the word's hits.
     ///
     /// Each hit is read once, from the index, and only those that meet the condition are scored:
     /// for `parsing` (74,000 of 100,000 snippets) with a language that 2,300 of them have, where
     /// ranking the hits joined to their rows looked up each hit's row to test it.
     private func prefixRanked(
-        among meeting: KeySet, index: FullTextIndex, match: String, rank: String, collectingHits: Bool
+        among meeting: KeySet, layout: EntityLayout, index: FullTextIndex, match: String, rank: String, collectingHits: Bool
     ) throws -> (prefix: RankedPrefix, hits: KeySet) {
         let fts = index.tableName.quotedIdentifier
         let limit = Self.cachedSearchRanks
-        let sql = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? AND \(FullTextRanking.hitFilter) ORDER BY 2, 1 LIMIT ?"
+        // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`).
+        let filteredInWhere = try meeting.count * 2 < store.count(layout, condition: nil)
+        let sql = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ?"
+            + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : "") + " ORDER BY 2, 1 LIMIT ?"
         let lengths = documentLengths(of: index, ranking: meeting.count)
         let (rows, hits, scoreFactor) = try store.read { db in
             try FullTextRanking.fetchAll(
                 db, sql: sql, arguments: [match.databaseValue, limit.databaseValue], lengths: lengths,
-                scoringOnly: meeting, collectingHits: collectingHits)
+                scoringOnly: meeting, collectingHits: collectingHits, filteredInWhere: filteredInWhere)
         }
-        let ranked = rows.map { RankedKey(key: $0[0], score: ($0[1] as Double) * scoreFactor) }
+        let ranked = rows.map { RankedKey(key: $0[0], score: ($0[1] as Double) * scoreFactor) }.filter { $0.score.isFinite }
         return (RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last), hits)
     }
 

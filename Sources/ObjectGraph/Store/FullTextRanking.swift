@@ -72,18 +72,17 @@ enum FullTextRanking {
         return try fetchAll(db, sql: sql, arguments: arguments, inputs: RankingInputs(lengths: lengths))
     }
 
-    /// Runs a ranking statement as `fetchAll(_:sql:arguments:lengths:)` does, whose `WHERE` also
-    /// holds `hitFilter`: it keeps only the hits whose key `scoringOnly` holds (all for nil), and
-    /// with `collectingHits` it returns the keys of every hit the filter saw: for a statement that
-    /// ranks the index alone, however few rows it returns, every hit of the match.
+    /// Runs a ranking statement as `fetchAll(_:sql:arguments:lengths:)` does, ranking only the hits
+    /// whose key `scoringOnly` holds (all for nil). With `collectingHits` it also returns the keys of
+    /// every hit: for a statement that ranks the index alone, however few rows it returns, every
+    /// hit of the match.
     ///
-    /// The filter runs before the ranking function and SQLite's sorter, which never see the others:
-    /// for `parsing` (74,000 hits) with 3% of the rows to keep, 7.6 ms against 11.1 for scoring the
-    /// others +∞ in the ranking function (C prototype, same SQLite and store).
-    ///
-    /// Ranking a common word walks all its hits in the index, and so does reading them as a set (for
-    /// a search's total and its counts): 18 and 7 ms for a word in 74,000 of 100,000 snippets. Taken
-    /// from the ranking, the set costs no walk of its own.
+    /// With `filteredInWhere` the statement's `WHERE` holds `hitFilter`, which leaves the other hits
+    /// out, and collects every hit, before the ranking function and SQLite's sorter see them.
+    /// Without it the ranking function collects the hits and scores the others +∞, so that they rank
+    /// last (the caller drops them). The filter is a function call per hit, 2 ms for 74,000; a hit
+    /// scored +∞ takes a place in the sorter: for `parsing` with 3% of the rows to rank, 7.6 ms with
+    /// the filter against 11.1 without; with 94%, about 2 ms more with it (C prototype and app).
     ///
     /// A match of one phrase (one word, one quoted phrase or one prefix, as `FullTextQuery` writes
     /// them) whose hits are collected is scored without its inverse document frequency, which takes
@@ -93,16 +92,17 @@ enum FullTextRanking {
     /// product is the very number `bm25()` computes, as its sum has the one term.
     static func fetchAll(
         _ db: Database, sql: String, arguments: [DatabaseValue], lengths: DocumentLengths?,
-        scoringOnly: KeySet?, collectingHits: Bool
+        scoringOnly: KeySet?, collectingHits: Bool, filteredInWhere: Bool
     ) throws -> (rows: [Row], hits: KeySet, scoreFactor: Double) {
-        let inputs = RankingInputs(lengths: lengths, scoringOnly: scoringOnly, collectsHits: collectingHits)
+        let inputs = RankingInputs(
+            lengths: lengths, scoringOnly: scoringOnly, collectsHits: collectingHits, filteredInWhere: filteredInWhere)
         let rows = try fetchAll(db, sql: sql, arguments: arguments, inputs: inputs)
         let factor = inputs.rowsWhenFrequencyLeftOut.map { inverseFrequency(rows: $0, hits: Int64(inputs.hits.count)) } ?? 1
         return (rows, inputs.hits, factor)
     }
 
-    /// The condition a statement run by `fetchAll(_:sql:arguments:lengths:scoringOnly:collectingHits:)`
-    /// puts in its `WHERE`, next to the match: the ranking's inputs are its first parameter.
+    /// The condition a statement run by `fetchAll(_:sql:arguments:lengths:scoringOnly:collectingHits:filteredInWhere:)`
+    /// puts in its `WHERE`, next to the match, to filter there: the ranking's inputs are its first parameter.
     static let hitFilter = "\(hitFilterName)(rowid, ?1)"
     private static let hitFilterName = "objectgraph_ranked_hit"
 
@@ -153,15 +153,18 @@ enum FullTextRanking {
         let lengths: DocumentLengths?
         let scoringOnly: KeySet?
         let collectsHits: Bool
+        /// Whether the statement's `hitFilter` collects and leaves out hits, not the ranking function.
+        let filteredInWhere: Bool
         private(set) var hits = KeySet()
         /// Set by the function when it leaves the inverse document frequency out of its scores (a
         /// match of one phrase whose hits are collected): the number of rows in the index.
         var rowsWhenFrequencyLeftOut: Int64?
 
-        init(lengths: DocumentLengths?, scoringOnly: KeySet? = nil, collectsHits: Bool = false) {
+        init(lengths: DocumentLengths?, scoringOnly: KeySet? = nil, collectsHits: Bool = false, filteredInWhere: Bool = false) {
             self.lengths = lengths
             self.scoringOnly = scoringOnly
             self.collectsHits = collectsHits
+            self.filteredInWhere = filteredInWhere
         }
 
         func collect(_ key: Int64) {
@@ -223,7 +226,14 @@ enum FullTextRanking {
             }
         }
         var length: Int32 = -1
-        if let lengths = statistics.inputs?.lengths { length = lengths.length(of: rowid(fts)) }
+        if let inputs = statistics.inputs {
+            let key = rowid(fts)
+            if !inputs.filteredInWhere {
+                if inputs.collectsHits { inputs.collect(key) }
+                if let ranked = inputs.scoringOnly, !ranked.contains(key) { return .success(.infinity) }
+            }
+            if let lengths = inputs.lengths { length = lengths.length(of: key) }
+        }
         if length < 0 {
             let code = columnSize(fts, -1, &length)
             guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }

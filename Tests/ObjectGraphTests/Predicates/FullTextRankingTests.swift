@@ -220,7 +220,8 @@ final class FullTextRankingTests: PredicateTestCase {
             XCTAssertEqual(rankings.count, 1, query)
             XCTAssertTrue(rankings.allSatisfy { !$0.contains("rowid IN") && !$0.contains("JOIN") }, "\(query): \(rankings)")
             XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "\(query): \(statements)")
-            XCTAssertFalse(statements.contains { $0.contains("COUNT(*)") }, "\(query): \(statements)")
+            XCTAssertFalse(statements.contains { $0.contains(#"COUNT(*) FROM "_fts_Article""#) }, "no count of the hits: \(query): \(statements)")
+            XCTAssertTrue(rankings.allSatisfy { $0.contains(FullTextRanking.hitFilter) }, "a quarter of the rows: left out in the WHERE")
             assertFound(found, expected, query)
             let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
             XCTAssertEqual(ModelContext(container).keptFullTextKeys(index, match: match)?.sortedKeys, try wordsHits(match), query)
@@ -256,6 +257,7 @@ final class FullTextRankingTests: PredicateTestCase {
         let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
         XCTAssertEqual(rankings.count, 1)
         XCTAssertFalse(rankings.first?.contains("JOIN") ?? true, "the index ranked alone")
+        XCTAssertFalse(rankings.first?.contains(FullTextRanking.hitFilter) ?? true, "most rows: the others scored +∞, not filtered")
         let expected: [String] = try container.store.read { db in
             try String.fetchAll(db, sql: """
                 SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
@@ -283,8 +285,7 @@ final class FullTextRankingTests: PredicateTestCase {
         try insertKeptAndTrashedNotes()
         let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
         let lengths = try container.store.read { db in try DocumentLengths.read(index, in: db) }
-        let sql = #"SELECT rowid, objectgraph_bm25("_fts_Article", ?, NULL, 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ? AND "#
-            + FullTextRanking.hitFilter + " ORDER BY 2, 1 LIMIT 40"
+        let select = #"SELECT rowid, objectgraph_bm25("_fts_Article", ?, NULL, 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ?"#
         let thirds = KeySet((0..<1_400).filter { $0 % 3 == 1 })
         for query in queries {
             let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
@@ -293,10 +294,12 @@ final class FullTextRankingTests: PredicateTestCase {
             let expectedAmongThirds = try bm25(query).filter { thirds.contains($0.key) }.prefix(40)
             XCTAssertFalse(expectedAmongThirds.isEmpty, query)
             for given in [lengths, nil] {
-                for scoringOnly in [nil, thirds] {
+                for (scoringOnly, filteredInWhere) in [(nil, false), (thirds, false), (nil, true), (thirds, true)] {
+                    let sql = select + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : "") + " ORDER BY 2, 1 LIMIT 40"
                     let (rows, hits, scoreFactor) = try container.store.read { db in
                         try FullTextRanking.fetchAll(
-                            db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly, collectingHits: true)
+                            db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly,
+                            collectingHits: true, filteredInWhere: filteredInWhere)
                     }
                     XCTAssertEqual(hits.sortedKeys, walked, query)
                     XCTAssertEqual(hits.count, walked.count, query)
@@ -304,13 +307,14 @@ final class FullTextRankingTests: PredicateTestCase {
                     // as their factor, from the hits collected; several: in the scores.
                     let onePhrase = !query.contains(" ") || query.hasPrefix("\"")
                     XCTAssertEqual(scoreFactor != 1, onePhrase, "\(query): factor \(scoreFactor)")
-                    let scored = rows.map { (key: $0[0] as Int64, score: ($0[1] as Double) * scoreFactor) }
+                    let scored = rows.map { (key: $0[0] as Int64, score: ($0[1] as Double) * scoreFactor) }.filter { $0.score.isFinite }
                     let wanted = scoringOnly == nil ? Array(expected) : Array(expectedAmongThirds)
-                    XCTAssertEqual(scored.map(\.key), wanted.map(\.key), "\(query), scoring \(scoringOnly == nil ? "all" : "a third")")
+                    XCTAssertEqual(scored.map(\.key), wanted.map(\.key), "\(query), ranking \(scoringOnly == nil ? "all" : "a third"), in WHERE: \(filteredInWhere)")
                     for (mine, sqlite) in zip(scored, wanted) {
                         XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
                     }
-                    XCTAssertTrue(scored.allSatisfy { scoringOnly?.contains($0.key) ?? true }, "only those kept: \(query)")
+                    // Left out in the WHERE, or ranked last with +∞.
+                    XCTAssertEqual(rows.count, filteredInWhere ? wanted.count : min(40, walked.count), "\(query), in WHERE: \(filteredInWhere)")
                 }
             }
         }
