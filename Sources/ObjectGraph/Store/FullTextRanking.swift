@@ -64,12 +64,7 @@ enum FullTextRanking {
     static func fetchAll(
         _ db: Database, sql: String, arguments: [DatabaseValue], lengths: DocumentLengths?
     ) throws -> [Row] {
-        guard let lengths else {
-            let statement = try db.cachedStatement(sql: sql)
-            try statement.setArguments(StatementArguments(columnValues: [.null] + arguments))
-            return try Row.fetchAll(statement)
-        }
-        return try fetchAll(db, sql: sql, arguments: arguments, inputs: RankingInputs(lengths: lengths))
+        try fetchAll(db, sql: sql, arguments: arguments, inputs: lengths.map { RankingInputs(lengths: $0) })
     }
 
     /// Runs a ranking statement as `fetchAll(_:sql:arguments:lengths:)` does, ranking only the hits
@@ -129,9 +124,11 @@ enum FullTextRanking {
         return inverse <= 0 ? 1e-6 : inverse
     }
 
-    private static func fetchAll(_ db: Database, sql: String, arguments: [DatabaseValue], inputs: RankingInputs) throws -> [Row] {
+    /// Runs the statement with `inputs` bound as its first parameter; with none, that parameter is NULL.
+    private static func fetchAll(_ db: Database, sql: String, arguments: [DatabaseValue], inputs: RankingInputs?) throws -> [Row] {
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(StatementArguments(columnValues: [.null] + arguments))
+        guard let inputs else { return try Row.fetchAll(statement) }
         return try withExtendedLifetime(inputs) {
             let bound = sqlite3_bind_pointer(
                 statement.sqliteStatement, 1, Unmanaged.passUnretained(inputs).toOpaque(),
