@@ -21,9 +21,8 @@ do {
             FileHandle.standardError.write(Data("usage: snippetbox seed <number of snippets>\n".utf8))
             exit(2)
         }
-        let container = try SnippetStore.openContainer(at: settings.storeURL)
         let start = Date()
-        try DemoData.fill(container, count: count) { made in
+        try DemoData.seed(storeAt: settings.storeURL, count: count) { made in
             print("\(made) / \(count) snippets")
         }
         print("Filled \(settings.storeURL.path) with \(count) snippets in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")

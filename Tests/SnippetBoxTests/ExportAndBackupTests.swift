@@ -196,6 +196,20 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(count, 20)
     }
 
+    /// `snippetbox seed` closes the store it filled, so SQLite folds the write-ahead log into the
+    /// store file: left open until the process exited, the store kept its log (13 MB at 3,000
+    /// snippets) for every read of the next process to go through.
+    func testSeedingClosesTheStoreWithItsLogCheckedIn() throws {
+        let seeded = AppSettings(dataDirectory: dataDirectory.appendingPathComponent("seeded"))
+        try DemoData.seed(storeAt: seeded.storeURL, count: 300)
+        let logPath = seeded.storeURL.path + "-wal"
+        let logSize = FileManager.default.fileExists(atPath: logPath)
+            ? try XCTUnwrap(FileManager.default.attributesOfItem(atPath: logPath)[.size] as? Int) : 0
+        XCTAssertEqual(logSize, 0, "the write-ahead log is left with \(logSize) bytes")
+        let count = try ModelContext(SnippetStore.openContainer(at: seeded.storeURL)).fetchCount(FetchDescriptor<Snippet>())
+        XCTAssertEqual(count, 300)
+    }
+
     func testARestoreRefusesADamagedArchiveAndKeepsTheData() async throws {
         try await fillLibrary()
         let junk = dataDirectory.appendingPathComponent("junk.zip")
