@@ -94,7 +94,7 @@ extension ModelContext {
     ///
     /// `reading`, when given, reads the set in place of the walk of the word's entries here, if it is
     /// not kept: a ranking of the index alone collects them as it goes (see
-    /// `FullTextRanking.fetchAll(_:sql:arguments:lengths:scoringOnly:collectingHits:)`).
+    /// `FullTextRanking.best(_:_:sql:arguments:lengths:scoringOnly:collectingHits:filteredInWhere:)`).
     func fullTextKeys(
         _ layout: EntityLayout, index: FullTextIndex, match: String, reading: (() throws -> KeySet)? = nil
     ) throws -> KeySet {

@@ -219,14 +219,15 @@ extension ModelContext {
         }
         guard matchingCount * 2 >= indexHits else { return nil }
         let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
-        let candidatesSQL = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ? ORDER BY 2, 1 LIMIT ?"
+        let candidatesSQL = FullTextRanking.bestSelect(rank: rank, fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2")
         let lengths = documentLengths(of: index, ranking: indexHits)
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
             + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))" + (condition.map { " AND \($0.sql)" } ?? "")
         return try store.read { db in
-            let candidates = try FullTextRanking.fetchAll(
-                db, sql: candidatesSQL, arguments: [match.databaseValue, wanted.databaseValue], lengths: lengths)
-                .map { RankedKey(key: $0[0], score: $0[1]) }
+            let candidates = try FullTextRanking.best(
+                wanted, db, sql: candidatesSQL, arguments: [match.databaseValue], lengths: lengths,
+                scoringOnly: nil, collectingHits: false, filteredInWhere: false
+            ).best.map { RankedKey(key: $0.key, score: $0.score) }
             let meeting = try Set(Int64.fetchAll(
                 db.cachedStatement(sql: meetingSQL),
                 arguments: StatementArguments(columnValues: [SQLiteStore.jsonArray(candidates.map(\.key)).databaseValue] + (condition?.arguments ?? []))))
@@ -250,15 +251,16 @@ extension ModelContext {
         let limit = Self.cachedSearchRanks
         // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`).
         let filteredInWhere = try meeting.count * 2 < store.count(layout, condition: nil)
-        let sql = "SELECT rowid, \(rank) FROM \(fts) WHERE \(fts) MATCH ?"
-            + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : "") + " ORDER BY 2, 1 LIMIT ?"
+        let sql = FullTextRanking.bestSelect(
+            rank: rank,
+            fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2" + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
         let lengths = documentLengths(of: index, ranking: meeting.count)
-        let (rows, hits, scoreFactor) = try store.read { db in
-            try FullTextRanking.fetchAll(
-                db, sql: sql, arguments: [match.databaseValue, limit.databaseValue], lengths: lengths,
+        let (best, hits) = try store.read { db in
+            try FullTextRanking.best(
+                limit, db, sql: sql, arguments: [match.databaseValue], lengths: lengths,
                 scoringOnly: meeting, collectingHits: collectingHits, filteredInWhere: filteredInWhere)
         }
-        let ranked = rows.map { RankedKey(key: $0[0], score: ($0[1] as Double) * scoreFactor) }.filter { $0.score.isFinite }
+        let ranked = best.map { RankedKey(key: $0.key, score: $0.score) }
         return (RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last), hits)
     }
 

@@ -67,36 +67,53 @@ enum FullTextRanking {
         try fetchAll(db, sql: sql, arguments: arguments, inputs: lengths.map { RankingInputs(lengths: $0) })
     }
 
-    /// Runs a ranking statement as `fetchAll(_:sql:arguments:lengths:)` does, ranking only the hits
-    /// whose key `scoringOnly` holds (all for nil). With `collectingHits` it also returns the keys of
-    /// every hit: for a statement that ranks the index alone, however few rows it returns, every
-    /// hit of the match.
+    /// The `count` best-ranked hits of a full-text query, best first (lowest score, then lowest key,
+    /// as `ORDER BY score, key` sorts them), found by the ranking function itself as it scores each
+    /// hit, where the statement hands it every hit: `sql` is made by `bestSelect`. Hits whose key
+    /// `scoringOnly` does not hold (all are ranked for nil) are left out. With `collectingHits` it
+    /// also returns the keys of every hit of the match.
+    ///
+    /// Returning each hit as a row for SQLite's sorter to keep the best of (`ORDER BY 2, 1 LIMIT n`)
+    /// made a record of every hit and sorted it in: for `production`, in 33,000 of 100,000 snippets,
+    /// that was about a quarter of the ranking's time. A heap of the best `count` takes a comparison
+    /// for most hits, and the statement returns one row.
     ///
     /// With `filteredInWhere` the statement's `WHERE` holds `hitFilter`, which leaves the other hits
-    /// out, and collects every hit, before the ranking function and SQLite's sorter see them.
-    /// Without it the ranking function collects the hits and scores the others +∞, so that they rank
-    /// last (the caller drops them). The filter is a function call per hit, 2 ms for 74,000; a hit
-    /// scored +∞ takes a place in the sorter: for `parsing` with 3% of the rows to rank, 7.6 ms with
+    /// out, and collects every hit, before the ranking function sees them. Without it the ranking
+    /// function collects the hits and skips the others itself. The filter is a function call per hit,
+    /// 2 ms for 74,000; skipping a hit in the ranking function costs the function's call, which
+    /// reads the hit's position list first: for `parsing` with 3% of the rows to rank, 7.6 ms with
     /// the filter against 11.1 without; with 94%, about 2 ms more with it (C prototype and app).
     ///
     /// A match of one phrase (one word, one quoted phrase or one prefix, as `FullTextQuery` writes
     /// them) whose hits are collected is scored without its inverse document frequency, which takes
     /// FTS5 a walk of the phrase's entries of its own (3–4 ms of the 19 for `parsing`): it is the
     /// same factor in every score, so it changes no order, and the number of hits it needs is the
-    /// number collected. Multiply the scores by `scoreFactor` (1 when nothing was left out): the
-    /// product is the very number `bm25()` computes, as its sum has the one term.
-    static func fetchAll(
-        _ db: Database, sql: String, arguments: [DatabaseValue], lengths: DocumentLengths?,
+    /// number collected. The scores returned are multiplied back: the very numbers `bm25()` computes,
+    /// as its sum has the one term.
+    static func best(
+        _ count: Int, _ db: Database, sql: String, arguments: [DatabaseValue], lengths: DocumentLengths?,
         scoringOnly: KeySet?, collectingHits: Bool, filteredInWhere: Bool
-    ) throws -> (rows: [Row], hits: KeySet, scoreFactor: Double) {
+    ) throws -> (best: [(key: Int64, score: Double)], hits: KeySet) {
         let inputs = RankingInputs(
-            lengths: lengths, scoringOnly: scoringOnly, collectsHits: collectingHits, filteredInWhere: filteredInWhere)
-        let rows = try fetchAll(db, sql: sql, arguments: arguments, inputs: inputs)
+            lengths: lengths, scoringOnly: scoringOnly, collectsHits: collectingHits, filteredInWhere: filteredInWhere,
+            keepingBest: max(0, count))
+        _ = try fetchAll(db, sql: sql, arguments: arguments, inputs: inputs)
         let factor = inputs.rowsWhenFrequencyLeftOut.map { inverseFrequency(rows: $0, hits: Int64(inputs.hits.count)) } ?? 1
-        return (rows, inputs.hits, factor)
+        let best = inputs.best?.sorted().map { (key: $0.key, score: $0.score * factor) } ?? []
+        return (best, inputs.hits)
     }
 
-    /// The condition a statement run by `fetchAll(_:sql:arguments:lengths:scoringOnly:collectingHits:filteredInWhere:)`
+    /// The statement `best` runs for a query whose FROM and WHERE are `fromAndWhere`: every hit that
+    /// passes its conditions passes through `rank` (the ranking function's call), last, and one row
+    /// comes back. (FTS5 refuses its functions inside an aggregate's arguments.) The ranking's inputs
+    /// are still the first parameter, `?1`: `fromAndWhere` numbers its own from `?2`.
+    static func bestSelect(rank: String, fromAndWhere: String) -> String {
+        let inputsFirst = rank.range(of: "?").map { rank.replacingCharacters(in: $0, with: "?1") } ?? rank
+        return "SELECT count(*) \(fromAndWhere) AND \(inputsFirst) IS NOT NULL"
+    }
+
+    /// The condition a statement run by `best(_:_:sql:arguments:lengths:scoringOnly:collectingHits:filteredInWhere:)`
     /// puts in its `WHERE`, next to the match, to filter there: the ranking's inputs are its first parameter.
     static let hitFilter = "\(hitFilterName)(rowid, ?1)"
     private static let hitFilterName = "objectgraph_ranked_hit"
@@ -111,10 +128,12 @@ enum FullTextRanking {
             sqlite3_result_int(context, 1)
             return
         }
-        let inputs = Unmanaged<RankingInputs>.fromOpaque(pointer).takeUnretainedValue()
         let key = sqlite3_value_int64(arguments[0])
-        if inputs.collectsHits { inputs.collect(key) }
-        sqlite3_result_int(context, inputs.scoringOnly.map { $0.contains(key) ? 1 : 0 } ?? 1)
+        // The inputs outlive the statement (see `fetchAll`): read without retaining them, once per hit.
+        Unmanaged<RankingInputs>.fromOpaque(pointer)._withUnsafeGuaranteedRef { inputs in
+            if inputs.collectsHits { inputs.collect(key) }
+            sqlite3_result_int(context, inputs.scoringOnly?.contains(key) == false ? 0 : 1)
+        }
     }
 
     /// bm25's inverse document frequency of a phrase in `hits` of `rows` rows. A phrase in more than
@@ -152,20 +171,49 @@ enum FullTextRanking {
         let collectsHits: Bool
         /// Whether the statement's `hitFilter` collects and leaves out hits, not the ranking function.
         let filteredInWhere: Bool
-        private(set) var hits = KeySet()
         /// Set by the function when it leaves the inverse document frequency out of its scores (a
         /// match of one phrase whose hits are collected): the number of rows in the index.
         var rowsWhenFrequencyLeftOut: Int64?
 
-        init(lengths: DocumentLengths?, scoringOnly: KeySet? = nil, collectsHits: Bool = false, filteredInWhere: Bool = false) {
+        /// What the functions change as they see hits. Kept out of line: they run once per hit (74,000
+        /// times for a common word), and every change of a class's stored property is checked at run
+        /// time for an overlapping access, which took a sixth of the ranking function's time.
+        private let progress: UnsafeMutablePointer<Progress>
+
+        struct Progress {
+            var hits = KeySet()
+            /// The best hits so far, when the function keeps them itself (see `best`) and returns
+            /// NULL instead of each score.
+            var best: BestRanks?
+        }
+
+        init(
+            lengths: DocumentLengths?, scoringOnly: KeySet? = nil, collectsHits: Bool = false, filteredInWhere: Bool = false,
+            keepingBest: Int? = nil
+        ) {
             self.lengths = lengths
             self.scoringOnly = scoringOnly
             self.collectsHits = collectsHits
             self.filteredInWhere = filteredInWhere
+            progress = .allocate(capacity: 1)
+            progress.initialize(to: Progress(best: keepingBest.map { BestRanks(capacity: $0) }))
         }
 
+        deinit {
+            progress.deinitialize(count: 1)
+            progress.deallocate()
+        }
+
+        var hits: KeySet { progress.pointee.hits }
+        var best: BestRanks? { progress.pointee.best }
+        var keepsBest: Bool { progress.pointee.best != nil }
+
         func collect(_ key: Int64) {
-            hits.insert(key)
+            progress.pointee.hits.insert(key)
+        }
+
+        func offer(score: Double, key: Int64) {
+            progress.pointee.best?.offer(score: score, key: key)
         }
     }
 
@@ -201,33 +249,42 @@ enum FullTextRanking {
 
     private static let rank: fts5_extension_function = { api, fts, context, argumentCount, arguments in
         guard let api, let arguments else { return }
-        let result = score(api.pointee, fts, argumentCount: Int(argumentCount), arguments: arguments)
+        let result = score(api, fts, argumentCount: Int(argumentCount), arguments: arguments)
         switch result {
-        case .success(let score): sqlite3_result_double(context, score)
+        case .success(let score?): sqlite3_result_double(context, score)
+        case .success(nil): sqlite3_result_null(context)
         case .failure(let failure): sqlite3_result_error_code(context, failure.code)
         }
     }
 
+    /// The hit's score; nil when the function keeps the best hits itself (see `best`).
     private static func score(
-        _ api: Fts5ExtensionApi, _ fts: OpaquePointer?, argumentCount: Int, arguments: UnsafeMutablePointer<OpaquePointer?>
-    ) -> Result<Double, RankingFailure> {
-        guard let getAuxdata = api.xGetAuxdata, let phraseFirst = api.xPhraseFirst, let phraseNext = api.xPhraseNext,
-              let rowid = api.xRowid, let columnSize = api.xColumnSize else { return .failure(RankingFailure(SQLITE_ERROR)) }
-        let statistics: QueryStatistics
+        _ api: UnsafePointer<Fts5ExtensionApi>, _ fts: OpaquePointer?, argumentCount: Int, arguments: UnsafeMutablePointer<OpaquePointer?>
+    ) -> Result<Double?, RankingFailure> {
+        guard let getAuxdata = api.pointee.xGetAuxdata else { return .failure(RankingFailure(SQLITE_ERROR)) }
+        // The kept statistics are the query's until it ends: read without retaining them, once per hit.
         if let kept = getAuxdata(fts, 0) {
-            statistics = Unmanaged<QueryStatistics>.fromOpaque(kept).takeUnretainedValue()
-        } else {
-            switch queryStatistics(api, fts, argumentCount: argumentCount, arguments: arguments) {
-            case .success(let made): statistics = made
-            case .failure(let failure): return .failure(failure)
-            }
+            return Unmanaged<QueryStatistics>.fromOpaque(kept)._withUnsafeGuaranteedRef { score(api, fts, statistics: $0) }
         }
+        switch queryStatistics(api.pointee, fts, argumentCount: argumentCount, arguments: arguments) {
+        case .success(let made): return score(api, fts, statistics: made)
+        case .failure(let failure): return .failure(failure)
+        }
+    }
+
+    private static func score(
+        _ api: UnsafePointer<Fts5ExtensionApi>, _ fts: OpaquePointer?, statistics: QueryStatistics
+    ) -> Result<Double?, RankingFailure> {
+        guard let phraseFirst = api.pointee.xPhraseFirst, let phraseNext = api.pointee.xPhraseNext,
+              let rowid = api.pointee.xRowid, let columnSize = api.pointee.xColumnSize else { return .failure(RankingFailure(SQLITE_ERROR)) }
         var length: Int32 = -1
-        if let inputs = statistics.inputs {
-            let key = rowid(fts)
+        var key: Int64 = 0
+        let inputs = statistics.inputs
+        if let inputs {
+            key = rowid(fts)
             if !inputs.filteredInWhere {
                 if inputs.collectsHits { inputs.collect(key) }
-                if let ranked = inputs.scoringOnly, !ranked.contains(key) { return .success(.infinity) }
+                if inputs.scoringOnly?.contains(key) == false { return .success(inputs.keepsBest ? nil : .infinity) }
             }
             if let lengths = inputs.lengths { length = lengths.length(of: key) }
         }
@@ -237,7 +294,7 @@ enum FullTextRanking {
         }
         let lengthFactor = k1 * (1 - b + b * Double(length) / statistics.averageLength)
         var score = 0.0
-        for (phrase, inverseFrequency) in statistics.inverseFrequencies.enumerated() {
+        for phrase in statistics.inverseFrequencies.indices {
             // The phrase's instances in the row, weighted by their column.
             var frequency = 0.0
             var iterator = Fts5PhraseIter()
@@ -248,7 +305,11 @@ enum FullTextRanking {
                 frequency += Int(column) < statistics.weights.count ? statistics.weights[Int(column)] : 1
                 phraseNext(fts, &iterator, &column, &offset)
             }
-            score += inverseFrequency * ((frequency * (k1 + 1)) / (frequency + lengthFactor))
+            score += statistics.inverseFrequencies[phrase] * ((frequency * (k1 + 1)) / (frequency + lengthFactor))
+        }
+        if let inputs, inputs.keepsBest {
+            inputs.offer(score: -score, key: key)
+            return .success(nil)
         }
         return .success(-score)
     }
@@ -309,6 +370,53 @@ enum FullTextRanking {
         var values = [Double](repeating: 0, count: count)
         values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: blob, count: $0.count)) }
         return (values[0], Array(values.dropFirst()))
+    }
+
+    /// The `capacity` best of the (score, key) pairs offered, in the order of `ORDER BY score, key`:
+    /// a heap whose root is the worst kept, which a new pair must beat to enter.
+    struct BestRanks {
+        let capacity: Int
+        private var heap: [(score: Double, key: Int64)] = []
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            heap.reserveCapacity(min(capacity, 4_096))
+        }
+
+        private static func ranksAfter(_ a: (score: Double, key: Int64), _ b: (score: Double, key: Int64)) -> Bool {
+            (a.score, a.key) > (b.score, b.key)
+        }
+
+        mutating func offer(score: Double, key: Int64) {
+            let entry = (score: score, key: key)
+            if heap.count < capacity {
+                heap.append(entry)
+                var child = heap.count - 1
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard Self.ranksAfter(heap[child], heap[parent]) else { break }
+                    heap.swapAt(child, parent)
+                    child = parent
+                }
+            } else if let worst = heap.first, Self.ranksAfter(worst, entry) {
+                heap[0] = entry
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1, right = left + 1
+                    var largest = parent
+                    if left < heap.count, Self.ranksAfter(heap[left], heap[largest]) { largest = left }
+                    if right < heap.count, Self.ranksAfter(heap[right], heap[largest]) { largest = right }
+                    guard largest != parent else { break }
+                    heap.swapAt(parent, largest)
+                    parent = largest
+                }
+            }
+        }
+
+        /// The pairs kept, best first.
+        func sorted() -> [(score: Double, key: Int64)] {
+            heap.sorted { ($0.score, $0.key) < ($1.score, $1.key) }
+        }
     }
 
     private struct RankingFailure: Error {

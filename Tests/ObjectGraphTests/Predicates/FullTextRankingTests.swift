@@ -278,45 +278,61 @@ final class FullTextRankingTests: PredicateTestCase {
         }
     }
 
-    /// The ranking's hit filter collects the key of every hit, whatever the statement returns: the
-    /// same keys as a walk of the hits, with lengths given or not, keeping every hit or some. Told
-    /// which hits to keep, the statement ranks those as SQLite's bm25 does, and no other.
-    func testARankingCollectsEveryHitAndScoresThoseItIsTold() throws {
+    /// The ranking collects the key of every hit, whether the hit filter in the WHERE or the ranking
+    /// function itself does: the same keys as a walk of the hits, with lengths given or not, keeping
+    /// every hit or some. Told which hits to keep, it ranks those as SQLite's bm25 does, and no other,
+    /// and keeps the best itself: the same hits, order (ties by key) and scores as `ORDER BY bm25, rowid`.
+    func testARankingCollectsEveryHitAndKeepsTheBestOfThoseItIsTold() throws {
         try insertKeptAndTrashedNotes()
         let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
         let lengths = try container.store.read { db in try DocumentLengths.read(index, in: db) }
-        let select = #"SELECT rowid, objectgraph_bm25("_fts_Article", ?, NULL, 10, 1) FROM "_fts_Article" WHERE "_fts_Article" MATCH ?"#
+        let rank = #"objectgraph_bm25("_fts_Article", ?, NULL, 10, 1)"#
         let thirds = KeySet((0..<1_400).filter { $0 % 3 == 1 })
         for query in queries {
             let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
             let walked = try wordsHits(match)
-            let expected = try bm25(query).prefix(40)
-            let expectedAmongThirds = try bm25(query).filter { thirds.contains($0.key) }.prefix(40)
+            let everyHit = try bm25(query)
+            if query == "word" {
+                XCTAssertTrue(zip(everyHit, everyHit.dropFirst()).contains { $0.score == $1.score }, "\(query): ties, broken by key")
+            }
+            let expectedAmongThirds = everyHit.filter { thirds.contains($0.key) }
             XCTAssertFalse(expectedAmongThirds.isEmpty, query)
-            for given in [lengths, nil] {
-                for (scoringOnly, filteredInWhere) in [(nil, false), (thirds, false), (nil, true), (thirds, true)] {
-                    let sql = select + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : "") + " ORDER BY 2, 1 LIMIT 40"
-                    let (rows, hits, scoreFactor) = try container.store.read { db in
-                        try FullTextRanking.fetchAll(
-                            db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly,
-                            collectingHits: true, filteredInWhere: filteredInWhere)
+            for count in [40, everyHit.count + 5, 0] {
+                for given in [lengths, nil] {
+                    for (scoringOnly, filteredInWhere) in [(nil, false), (thirds, false), (nil, true), (thirds, true)] {
+                        let sql = FullTextRanking.bestSelect(
+                            rank: rank,
+                            fromAndWhere: #"FROM "_fts_Article" WHERE "_fts_Article" MATCH ?2"# + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
+                        let (best, hits) = try container.store.read { db in
+                            try FullTextRanking.best(
+                                count, db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly,
+                                collectingHits: true, filteredInWhere: filteredInWhere)
+                        }
+                        let label = "\(query), best \(count) of \(scoringOnly == nil ? "all" : "a third"), in WHERE: \(filteredInWhere)"
+                        XCTAssertEqual(hits.sortedKeys, walked, label)
+                        XCTAssertEqual(hits.count, walked.count, label)
+                        let wanted = (scoringOnly == nil ? everyHit : expectedAmongThirds).prefix(count)
+                        XCTAssertEqual(best.map(\.key), wanted.map(\.key), label)
+                        for (mine, sqlite) in zip(best, wanted) {
+                            XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, label)
+                        }
                     }
-                    XCTAssertEqual(hits.sortedKeys, walked, query)
-                    XCTAssertEqual(hits.count, walked.count, query)
-                    // One phrase: its inverse document frequency is left out of the scores and given
-                    // as their factor, from the hits collected; several: in the scores.
-                    let onePhrase = !query.contains(" ") || query.hasPrefix("\"")
-                    XCTAssertEqual(scoreFactor != 1, onePhrase, "\(query): factor \(scoreFactor)")
-                    let scored = rows.map { (key: $0[0] as Int64, score: ($0[1] as Double) * scoreFactor) }.filter { $0.score.isFinite }
-                    let wanted = scoringOnly == nil ? Array(expected) : Array(expectedAmongThirds)
-                    XCTAssertEqual(scored.map(\.key), wanted.map(\.key), "\(query), ranking \(scoringOnly == nil ? "all" : "a third"), in WHERE: \(filteredInWhere)")
-                    for (mine, sqlite) in zip(scored, wanted) {
-                        XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
-                    }
-                    // Left out in the WHERE, or ranked last with +∞.
-                    XCTAssertEqual(rows.count, filteredInWhere ? wanted.count : min(40, walked.count), "\(query), in WHERE: \(filteredInWhere)")
                 }
             }
+        }
+    }
+
+    /// The heap that keeps a ranking's best hits keeps exactly the first of them in `ORDER BY score,
+    /// key`, whatever order they come in, with many ties.
+    func testTheBestRanksAreTheFirstOfTheSortedHits() {
+        var generator = SystemRandomNumberGenerator()
+        for capacity in [0, 1, 2, 7, 50, 500] {
+            let offered = (0..<400).map { key in (score: -Double(Int.random(in: 0..<30, using: &generator)) / 4, key: Int64(key)) }.shuffled()
+            var best = FullTextRanking.BestRanks(capacity: capacity)
+            for hit in offered { best.offer(score: hit.score, key: hit.key) }
+            let expected = offered.sorted { ($0.score, $0.key) < ($1.score, $1.key) }.prefix(capacity)
+            XCTAssertEqual(best.sorted().map(\.key), expected.map(\.key), "capacity \(capacity)")
+            XCTAssertEqual(best.sorted().map(\.score), expected.map(\.score), "capacity \(capacity)")
         }
     }
 
