@@ -118,9 +118,15 @@ struct ListPageBenchmark {
             if let first = firstVisits.first {
                 results.add("6 list page", "first page after the library opened: GET \(Self.shortened(first.url))", "app, in-process", .once, [first.seconds])
             }
-            for visit in firstVisits.sorted(by: { $0.seconds > $1.seconds }).prefix(5) {
+            let slowest = firstVisits.sorted(by: { $0.seconds > $1.seconds }).prefix(5)
+            for visit in slowest {
                 results.add("6 list page", "first visit of GET \(Self.shortened(visit.url))", "app, in-process", .once, [visit.seconds],
                             note: "one of the 5 slowest first visits")
+            }
+            // Each common word's first search on its own too: their median is the one most often missed.
+            for visit in firstVisits where visit.kind == .common && !slowest.contains(where: { $0.url == visit.url }) {
+                results.add("6 list page", "first visit of GET \(Self.shortened(visit.url))", "app, in-process", .once, [visit.seconds],
+                            note: Kind.common.rawValue)
             }
             var samples: [String: [Double]] = [:]
             for _ in 0..<repetitions {
