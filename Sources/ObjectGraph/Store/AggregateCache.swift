@@ -149,6 +149,19 @@ final class AggregateCache: @unchecked Sendable {
         return cached.value as? Result
     }
 
+    /// The kept results whose key `isWanted` accepts, that this read may use; computes nothing. A walk
+    /// of every kept result (at most `capacity`): for a result that a kept one of another query can
+    /// stand in for, which its key alone does not find.
+    func keptValues<Result>(where isWanted: (Key) -> Bool) -> [Result] {
+        let transaction = ReadTransactionScope.current(for: store)
+        if transaction == nil { forgetForeignWrites() }
+        let (found, current): ([Any], UInt64) = lock.withLock {
+            (entries.compactMap { isWanted($0.key) ? $0.value.value : nil }, generation)
+        }
+        if let transaction, transaction.generation != current { return [] }
+        return found.compactMap { $0 as? Result }
+    }
+
     /// Rows fetched by a query, kept like counts within `rowBudget`. `weigh` says how much memory
     /// the rows hold (their text and data, mostly).
     func rows<Result>(sql: String, arguments: [DatabaseValue], weigh: @escaping (Result) -> Int, compute: () throws -> Result) throws -> Result {

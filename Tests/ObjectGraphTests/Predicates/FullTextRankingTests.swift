@@ -228,6 +228,73 @@ final class FullTextRankingTests: PredicateTestCase {
         }
     }
 
+    /// A search narrowed from one whose ranks are kept (a filter added to it) ranks nothing: its hits
+    /// in order are the kept ranks that meet it, with SQLite's bm25 scores, through a save too; a page
+    /// past what the kept ranks hold, or a search that is not narrower, ranks on its own.
+    func testANarrowerSearchTakesItsRanksFromTheBroaderOnesKept() throws {
+        try insertKeptAndTrashedNotes()
+        // More hits than the ranks kept of the broad search.
+        for index in 0..<(2 * ModelContext.cachedSearchRanks) {
+            context.insert(Article(title: "more \(index)", body: String(repeating: "word ", count: 1 + index % 5) + "filler", category: "kept"))
+        }
+        for (position, article) in try context.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)])).enumerated() {
+            article.rating = position % 3
+        }
+        try context.save()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        let ratedTwo = #Predicate<Article> { $0.category != "trash" && $0.rating == 2 }
+        let trashedAndRatedTwo = #Predicate<Article> { $0.category == "trash" && $0.rating == 2 }
+        for predicate in [notTrashed, ratedTwo, trashedAndRatedTwo] { try context.prepareCounts(of: \.category, where: predicate) }
+        func search(_ predicate: Predicate<Article>, limit: Int, offset: Int = 0) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
+            var found: [(key: Int64, score: Double)] = []
+            let statements = try selects(in: container) {
+                found = try ModelContext(container).search(Article.self, for: "word", where: predicate, weights: weights, limit: limit, offset: offset)
+                    .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
+            }
+            return (statements, found)
+        }
+        func expected(_ condition: String) throws -> [(key: Int64, score: Double)] {
+            try container.store.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                    WHERE "_fts_Article" MATCH '"word"' AND \(condition) ORDER BY 2, 1
+                    """).map { ($0[0], $0[1]) }
+            }
+        }
+        func rankings(_ statements: [String]) -> [String] { statements.filter { $0.contains("\(FullTextRanking.functionName)(") } }
+
+        let broad = try search(notTrashed, limit: 20)
+        XCTAssertEqual(rankings(broad.statements).count, 1)
+        assertFound(broad.found, try expected("Article.category != 'trash'").prefix(20).map { $0 }, "broad")
+        let narrower = try expected("Article.category != 'trash' AND Article.rating = 2")
+        XCTAssertGreaterThan(narrower.count, 40)
+        let firstPage = try search(ratedTwo, limit: 20)
+        XCTAssertEqual(rankings(firstPage.statements), [], "ranked from the broader search's ranks")
+        assertFound(firstPage.found, Array(narrower.prefix(20)), "narrowed")
+        let secondPage = try search(ratedTwo, limit: 20, offset: 20)
+        assertFound(secondPage.found, Array(narrower.dropFirst(20).prefix(20)), "narrowed, page 2")
+
+        // A save that leaves the index alone keeps the broader ranks, and what met its condition.
+        let moved = try XCTUnwrap(context.fetch(FetchDescriptor<Article>(predicate: #Predicate { $0.category != "trash" && $0.rating == 2 }))
+            .first { $0.persistentModelID.id.primaryKey == narrower[1].key })
+        moved.rating = 0
+        try context.save()
+        let afterSave = try search(ratedTwo, limit: 20)
+        XCTAssertEqual(rankings(afterSave.statements), [], "still from the broader ranks")
+        assertFound(afterSave.found, Array(try expected("Article.category != 'trash' AND Article.rating = 2").prefix(20)), "after a save")
+
+        // Past the kept ranks: they hold the best of the broad search, a third of them rated 2.
+        let pastThemAt = ModelContext.cachedSearchRanks / 3 - 10
+        XCTAssertGreaterThan(narrower.count, pastThemAt + 50)
+        let pastThem = try search(ratedTwo, limit: 50, offset: pastThemAt)
+        XCTAssertEqual(rankings(pastThem.statements).count, 1, "ranked on its own")
+        assertFound(pastThem.found, Array(try expected("Article.category != 'trash' AND Article.rating = 2").dropFirst(pastThemAt).prefix(50)), "past the kept ranks")
+        // Trashed notes never met the broad search's condition.
+        let notNarrower = try search(trashedAndRatedTwo, limit: 20)
+        XCTAssertEqual(rankings(notNarrower.statements).count, 1, "ranked on its own")
+        assertFound(notNarrower.found, Array(try expected("Article.category = 'trash' AND Article.rating = 2").prefix(20)), "not narrower")
+    }
+
     /// 1,200 notes holding "word", a quarter of them in the category "trash".
     private func insertKeptAndTrashedNotes() throws {
         for index in 0..<1_200 {
