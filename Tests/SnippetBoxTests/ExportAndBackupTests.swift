@@ -1,5 +1,6 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
+import GRDB
 @testable import SnippetBox
 import Vapor
 import XCTVapor
@@ -208,6 +209,22 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(logSize, 0, "the write-ahead log is left with \(logSize) bytes")
         let count = try ModelContext(SnippetStore.openContainer(at: seeded.storeURL)).fetchCount(FetchDescriptor<Snippet>())
         XCTAssertEqual(count, 300)
+    }
+
+    /// Seeding saves in batches, each of which adds a segment to the full-text index; the seeded store's
+    /// index is left in one, which every search looks its words up in once.
+    func testSeedingLeavesTheSearchIndexInOneSegment() throws {
+        let seeded = AppSettings(dataDirectory: dataDirectory.appendingPathComponent("seeded"))
+        try DemoData.seed(storeAt: seeded.storeURL, count: 300, batchSize: 30)
+        let container = try SnippetStore.openContainer(at: seeded.storeURL)
+        let segments = try container.store.read { db in
+            try Int.fetchOne(db, sql: #"SELECT count(DISTINCT segid) FROM "_fts_Snippet_idx""#)
+        }
+        XCTAssertEqual(segments, 1)
+        let context = ModelContext(container)
+        let hits = try context.search(Snippet.self, for: "production", limit: 1_000).totalCount
+        XCTAssertEqual(hits, try context.fetchCount(FetchDescriptor<Snippet>(predicate: #Predicate { $0.notes.contains("production") })))
+        XCTAssertGreaterThan(hits, 0)
     }
 
     func testARestoreRefusesADamagedArchiveAndKeepsTheData() async throws {

@@ -13,9 +13,13 @@ public enum DemoData {
     /// of megabytes at 100,000 snippets), which every read of the next process then goes through
     /// until enough writes check it in: the first list page after `seed 100000` took 44 ms, against
     /// 17 ms on the same store with its log checked in.
-    public static func seed(storeAt url: URL, count: Int, progress: (Int) -> Void = { _ in }) throws {
+    ///
+    /// The full-text index is merged into one segment once filled: saved in batches, it is left in
+    /// many, which every search then looks its words up in (see `ModelContainer.optimizeSearchIndexes`).
+    public static func seed(storeAt url: URL, count: Int, batchSize: Int = 5_000, progress: (Int) -> Void = { _ in }) throws {
         let container = try SnippetStore.openContainer(at: url)
-        try fill(container, count: count, progress: progress)
+        try fill(container, count: count, batchSize: batchSize, progress: progress)
+        try container.optimizeSearchIndexes()
     }
 
     public static func fill(_ container: ModelContainer, count: Int, batchSize: Int = 5_000,

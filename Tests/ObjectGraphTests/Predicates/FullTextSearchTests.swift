@@ -33,6 +33,37 @@ final class FullTextSearchTests: PredicateTestCase {
         XCTAssertTrue(scores.allSatisfy { $0 < 0 }, "\(scores)")
     }
 
+    /// Merging the index's segments changes no hit, rank, score, count or excerpt, and keeps what the
+    /// cache holds: the same search ranks nothing again.
+    func testMergingTheIndexIntoOneSegmentChangesNoResult() throws {
+        for batch in 0..<6 {
+            for index in 0..<20 {
+                context.insert(Article(title: "note \(batch)-\(index)", body: "sort " + String(repeating: "filler ", count: index)))
+            }
+            try context.save()
+        }
+        func segments() throws -> Int {
+            try container.store.read { db in try Int.fetchOne(db, sql: #"SELECT count(DISTINCT segid) FROM "_fts_Article_idx""#) ?? 0 }
+        }
+        func results(_ context: ModelContext) throws -> [String] {
+            try ["sort*", "filler", "\"sort descriptor\"", "note -filler"].flatMap { query in
+                let found = try context.search(Article.self, for: query, weights: [\.title: 10], limit: 40)
+                return ["\(query): \(found.totalCount)"] + found.hits.map { hit in
+                    "\(hit.model.title) \(hit.score) " + hit.excerpts.keys.sorted().map { "\($0): \(hit.excerpts[$0]?.map(\.text) ?? [])" }.joined(separator: ", ")
+                }
+            }
+        }
+        XCTAssertGreaterThan(try segments(), 1)
+        let before = try results(context)
+        try container.optimizeSearchIndexes()
+        XCTAssertEqual(try segments(), 1)
+        let rankings = try selects(in: container) { XCTAssertEqual(try results(ModelContext(container)), before) }
+            .filter { $0.contains("\(FullTextRanking.functionName)(") }
+        XCTAssertEqual(rankings, [], "kept ranks kept")
+        let reopened = try ModelContainer(for: Article.self, configurations: ModelConfiguration(url: storeURL))
+        XCTAssertEqual(try results(ModelContext(reopened)), before)
+    }
+
     func testPhrasesPrefixesAndExclusions() throws {
         XCTAssertEqual(try titles("\"sort descriptor\""), ["Fetching pages"])
         XCTAssertEqual(Set(try titles("sort*")), ["Sorting with descriptors", "Fetching pages", "Sorted sets"])
