@@ -209,6 +209,55 @@ final class KeySetCountTests: StoreTestCase {
         XCTAssertEqual(counted(pairs.replacing(before, with: after), KeySet([1, 2, 3, 4])), ["w": 1, "x": 2, "z": 1])
     }
 
+    /// Counts per group from each group's set agree with a walk of the pairs, counted first or after
+    /// `replacing` (whose result counts its own pairs, not those of the value it came from); pairs
+    /// that repeat a row in a group, or name a negative key, are counted pair by pair.
+    func testGroupedKeysCountWithGroupSetsAsThePairsDo() {
+        var generator = SystemRandomNumberGenerator()
+        let groups = (0..<12).map { "g\($0)".databaseValue }
+        var pairs = GroupedKeys(), model: [(owner: Int64, group: Int)] = []
+        for owner in Int64(0)..<3_000 {
+            for group in Set((0..<Int.random(in: 0...3, using: &generator)).map { _ in Int.random(in: 0..<12, using: &generator) }) {
+                pairs.append(owner, groups[group])
+                model.append((owner, group))
+            }
+        }
+        func expected(_ model: [(owner: Int64, group: Int)], _ keys: KeySet) -> [String: Int] {
+            var counts: [String: Int] = [:]
+            for pair in model where keys.contains(pair.owner) { counts["g\(pair.group)", default: 0] += 1 }
+            return counts
+        }
+        func counted(_ pairs: GroupedKeys, _ keys: KeySet) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
+        }
+        let sets = [KeySet((0..<3_000).filter { $0 % 3 == 0 }), KeySet([5, 2_999]), KeySet(), KeySet(0..<4_000)]
+        for keys in sets { XCTAssertEqual(counted(pairs, keys), expected(model, keys)) }
+        pairs.prepareCounts()
+
+        var before = GroupedKeys(), after = GroupedKeys()
+        for pair in model where pair.owner % 7 == 0 { before.append(pair.owner, groups[pair.group]) }
+        var changed = model.filter { $0.owner % 7 != 0 }
+        for owner in stride(from: Int64(0), to: 3_000, by: 7) {
+            after.append(owner, groups[Int(owner) % 12])
+            changed.append((owner, Int(owner) % 12))
+        }
+        let replaced = pairs.replacing(before, with: after)
+        // New rows only: nothing taken out.
+        var inserted = GroupedKeys()
+        for owner in Int64(3_000)..<3_100 { inserted.append(owner, groups[Int(owner) % 12]) }
+        let added = pairs.replacing(GroupedKeys(), with: inserted)
+        let withAdded = model + (Int64(3_000)..<3_100).map { (owner: $0, group: Int($0) % 12) }
+        for keys in sets {
+            XCTAssertEqual(counted(replaced, keys), expected(changed, keys))
+            XCTAssertEqual(counted(added, keys), expected(withAdded, keys))
+            XCTAssertEqual(counted(pairs, keys), expected(model, keys), "the pairs it came from count as before")
+        }
+
+        var repeated = GroupedKeys()
+        for (owner, group) in [(1, 0), (1, 0), (2, 0), (-3, 1), (4, 1)] as [(Int64, Int)] { repeated.append(owner, groups[group]) }
+        XCTAssertEqual(counted(repeated, KeySet([1, 2, 4])), ["g0": 3, "g1": 1])
+    }
+
     /// A search's counts per group come from the word's kept set of hits, intersected with the
     /// predicate's sets: right against the models, with no SQL once the word and the parts are known,
     /// and through saves that change the text, the group, or the rows.

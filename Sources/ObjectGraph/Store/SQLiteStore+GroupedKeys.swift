@@ -14,7 +14,8 @@ extension SQLiteStore {
         if let kept: GroupedKeys = aggregateCache.keptValue(sql: sql.all, arguments: []) { return kept }
         backgroundPreparation.run(key: sql.all) { [self] in
             // A failed read (the store closed meanwhile) leaves the pairs missing: counts stay in SQL.
-            _ = try? groupedKeys(layout, by: grouping, inBackground: true)
+            // Their groups' sets are made here too, off the path of the page that counts first.
+            (try? groupedKeys(layout, by: grouping, inBackground: true))?.prepareCounts()
         }
         return nil
     }
