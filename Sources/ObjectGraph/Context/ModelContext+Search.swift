@@ -93,11 +93,14 @@ extension ModelContext {
            store.aggregateCache.keptValue(sql: keysSQL, arguments: arguments) as RankedPrefix? == nil,
            let meeting = try keptMatchingKeys() {
             let generation = store.aggregateCache.currentGeneration()
+            var features: HitFeatures?
             _ = try fullTextKeys(layout, index: index, match: match) {
                 let ranked = try self.prefixRanked(among: meeting, layout: layout, index: index, match: match, rank: rank, collectingHits: true)
                 prefixWithTheHits = (ranked.prefix, generation)
+                features = ranked.features
                 return ranked.hits
             }
+            if let features { keepHitFeatures(features, index: index, layout: layout, match: match, rank: rank, madeAt: generation) }
         }
         // The joined count walked a common word's 74,000 hits (9 ms).
         let total = try fullTextCount(layout, index: index, match: match, condition: condition, keys: keptHits)
@@ -154,6 +157,13 @@ extension ModelContext {
                 // Made with the word's hits above, if no save came since (which could change any score).
                 if let made = prefixWithTheHits, made.generation == store.aggregateCache.currentGeneration() {
                     return made.prefix
+                }
+                // The word ranked before, and a save since changed the index (or the condition is new):
+                // every hit's score again from the kept features.
+                let meetingFromKeptSets = predicate == nil ? nil : try keptMatchingKeys()
+                if predicate == nil || meetingFromKeptSets != nil,
+                   let ranked = try prefixRankedByFeatures(index: index, match: match, rank: rank, meeting: meetingFromKeptSets) {
+                    return ranked
                 }
                 if predicate != nil, let hits = try keptHits(), let meeting = try keptMatchingKeys() {
                     var ranked = try prefixRankedByProbes(hits, index: index, match: match, rank: rankWithStatistics)
@@ -256,9 +266,13 @@ extension ModelContext {
     /// Each hit is read once, from the index, and only those that meet the condition are scored:
     /// for `parsing` (74,000 of 100,000 snippets) with a language that 2,300 of them have, where
     /// ranking the hits joined to their rows looked up each hit's row to test it.
+    ///
+    /// With `collectingHits`, the ranking also reads every hit's features (`HitFeatures`, for a
+    /// match of one phrase, when most rows meet the condition and every hit reaches the ranking
+    /// function), and keeps them for the rankings of the word after it.
     private func prefixRanked(
         among meeting: KeySet, layout: EntityLayout, index: FullTextIndex, match: String, rank: String, collectingHits: Bool
-    ) throws -> (prefix: RankedPrefix, hits: KeySet) {
+    ) throws -> (prefix: RankedPrefix, hits: KeySet, features: HitFeatures?) {
         let fts = index.tableName.quotedIdentifier
         let limit = Self.cachedSearchRanks
         // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`).
@@ -267,14 +281,62 @@ extension ModelContext {
             rank: rank,
             fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2" + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
         let lengths = documentLengths(of: index, ranking: meeting.count)
-        let (best, hits) = try store.read { db in
+        let (best, hits, features) = try store.read { db in
             try FullTextRanking.best(
                 limit, db, sql: sql, arguments: [match.databaseValue], lengths: lengths,
-                scoringOnly: meeting, collectingHits: collectingHits, filteredInWhere: filteredInWhere)
+                scoringOnly: meeting, collectingHits: collectingHits, filteredInWhere: filteredInWhere,
+                collectingFeatures: collectingHits)
         }
         let ranked = best.map { RankedKey(key: $0.key, score: $0.score) }
         let meetingHits = collectingHits ? meeting.intersection(hits) : nil
-        return (RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last, meetingHits: meetingHits), hits)
+        return (RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last, meetingHits: meetingHits), hits, features)
+    }
+
+    /// The cache key of a word's kept `HitFeatures` for a ranking `rank` (weights included): the
+    /// statement that reads them, restricted to a save's rows by their keys in its third parameter.
+    private func hitFeaturesSQL(_ index: FullTextIndex, rank: String) -> (key: String, restricted: String) {
+        let fts = index.tableName.quotedIdentifier
+        return (FullTextRanking.bestSelect(rank: rank, fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2"),
+                FullTextRanking.bestSelect(
+                    rank: rank, fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2 AND \(fts).rowid IN (SELECT value FROM json_each(?3))"))
+    }
+
+    /// Keeps the features a ranking read, brought up to date through saves (the hits among a save's
+    /// rows read again, by key, in its transaction). Of common words only, and of the last few: the
+    /// features of a word in 74,000 snippets take 1.5 MB.
+    private func keepHitFeatures(_ features: HitFeatures, index: FullTextIndex, layout: EntityLayout, match: String, rank: String, madeAt generation: UInt64) {
+        guard features.count >= Self.hitsWorthReadingLengths else { return }
+        let sql = hitFeaturesSQL(index, rank: rank)
+        let upkeep = CountUpkeep(entity: layout.name, count: { keys, db in
+            try FullTextRanking.features(db, sql: sql.restricted, arguments: [match.databaseValue, CountUpkeep.keysArgument(keys)])
+                ?? HitFeatures()
+        }, combine: { old, before, after in
+            guard let old = old as? HitFeatures, let before = before as? HitFeatures, let after = after as? HitFeatures else { return nil }
+            return old.replacing(before.keys, with: after)
+        })
+        // Not kept when a save came since the ranking read them.
+        let kept = try? store.aggregateCache.value(sql: sql.key, arguments: [match.databaseValue], upkeep: upkeep) { () throws -> HitFeatures in
+            guard store.aggregateCache.currentGeneration() == generation else { throw StaleFeatures() }
+            return features
+        }
+        if kept != nil { store.keptHitFeatures.note(AggregateCacheKey(sql: sql.key, arguments: [match.databaseValue]), in: store.aggregateCache) }
+    }
+
+    private struct StaleFeatures: Error {}
+
+    /// The best-ranked hits among `meeting` (every hit for nil), from the word's kept features: no
+    /// walk of its entries in the index, only its average length and size read. Nil when none are kept.
+    private func prefixRankedByFeatures(
+        index: FullTextIndex, match: String, rank: String, meeting: KeySet?
+    ) throws -> RankedPrefix? {
+        guard let features: HitFeatures = store.aggregateCache.keptValue(sql: hitFeaturesSQL(index, rank: rank).key, arguments: [match.databaseValue]),
+              let collection = try store.read({ db in try FullTextRanking.collection(db, index: index) }) else { return nil }
+        let limit = Self.cachedSearchRanks
+        let ranked = features.best(limit, among: meeting, averageLength: collection.averageLength, rows: collection.rows)
+            .map { RankedKey(key: $0.key, score: $0.score) }
+        var hits = KeySet(features.keys)
+        if let meeting { hits = hits.intersection(meeting) }
+        return RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last, meetingHits: hits)
     }
 
     /// Reads ahead what ranking a search of `type` needs, the length of every document in its

@@ -162,6 +162,17 @@ final class AggregateCache: @unchecked Sendable {
         return found.compactMap { $0 as? Result }
     }
 
+    /// Drops a kept result, if there is one.
+    func forget(_ key: Key) {
+        lock.withLock {
+            guard let removed = entries.removeValue(forKey: key) else { return }
+            if removed.holdsRows {
+                keptRowBytes -= removed.bytes
+                keptRowResults -= 1
+            }
+        }
+    }
+
     /// Rows fetched by a query, kept like counts within `rowBudget`. `weigh` says how much memory
     /// the rows hold (their text and data, mostly).
     func rows<Result>(sql: String, arguments: [DatabaseValue], weigh: @escaping (Result) -> Int, compute: () throws -> Result) throws -> Result {
@@ -378,5 +389,30 @@ final class AggregateCache: @unchecked Sendable {
             stamp.storeModified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         }
         return stamp
+    }
+}
+
+/// The keys of the few results of one kind a store keeps at most (the hit features of its most
+/// recently ranked common words): the oldest is dropped from the cache when one more is kept.
+final class KeptResultRing: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: [AggregateCacheKey] = []
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Notes that `key` is kept in `cache`, dropping from it the oldest beyond the capacity.
+    func note(_ key: AggregateCacheKey, in cache: AggregateCache) {
+        let dropped: [AggregateCacheKey] = lock.withLock {
+            keys.removeAll { $0 == key }
+            keys.append(key)
+            guard keys.count > capacity else { return [] }
+            let oldest = Array(keys.prefix(keys.count - capacity))
+            keys.removeFirst(oldest.count)
+            return oldest
+        }
+        dropped.forEach(cache.forget)
     }
 }

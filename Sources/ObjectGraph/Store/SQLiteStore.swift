@@ -30,6 +30,9 @@ final class SQLiteStore: @unchecked Sendable {
     let identity = StoreIdentity()
     /// Reads kept pairs of row and group off the request path (see `keptGroupedKeys`).
     let backgroundPreparation = BackgroundPreparation()
+    /// The hit features kept (see `HitFeatures`): those of the last eight common words ranked, 12 MB
+    /// at most for words in three quarters of 100,000 snippets.
+    let keptHitFeatures = KeptResultRing(capacity: 8)
     /// Analyzes the tables when their size has moved far from the planner's statistics; nil for a
     /// migration stage's working copy.
     private var plannerStatistics: PlannerStatistics?

@@ -295,6 +295,66 @@ final class FullTextRankingTests: PredicateTestCase {
         assertFound(notNarrower.found, Array(try expected("Article.category = 'trash' AND Article.rating = 2").prefix(20)), "not narrower")
     }
 
+    /// After a save that changes the index (which moves every score), a common word ranked before
+    /// ranks again from its kept features: no walk of its entries, and the hits, order and scores of
+    /// SQLite's bm25, for its first condition and another; the features follow the save's inserts,
+    /// edits and deletes. A match of several phrases has none, and ranks as before.
+    func testACommonWordRankedBeforeRanksAgainFromItsFeaturesAfterASave() throws {
+        for index in 0..<(ModelContext.hitsWorthReadingLengths + 200) {
+            context.insert(Article(
+                title: "more \(index)", body: String(repeating: "word ", count: 1 + index % 6) + String(repeating: "filler ", count: index % 13),
+                category: index % 4 == 0 ? "trash" : "kept"))
+        }
+        try context.save()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        let trashed = #Predicate<Article> { $0.category == "trash" }
+        for predicate in [notTrashed, trashed] { try context.prepareCounts(of: \.category, where: predicate) }
+        func search(_ query: String, _ predicate: Predicate<Article>) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
+            var found: [(key: Int64, score: Double)] = []
+            let statements = try selects(in: container) {
+                found = try ModelContext(container).search(Article.self, for: query, where: predicate, weights: weights, limit: 30)
+                    .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
+            }
+            return (statements, found)
+        }
+        func expected(_ query: String, _ condition: String) throws -> [(key: Int64, score: Double)] {
+            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+            return try container.store.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                    WHERE "_fts_Article" MATCH ? AND \(condition) ORDER BY 2, 1 LIMIT 30
+                    """, arguments: [match]).map { ($0[0], $0[1]) }
+            }
+        }
+        func walks(_ statements: [String]) -> [String] { statements.filter { $0.contains("\(FullTextRanking.functionName)(") } }
+
+        let first = try search("word", notTrashed)
+        XCTAssertEqual(walks(first.statements).count, 1)
+        assertFound(first.found, try expected("word", "Article.category != 'trash'"), "first")
+        _ = try search("word filler", notTrashed)
+
+        // Text edited (more instances of the word, and none), a new hit, a hit deleted: every score moves.
+        let best = try XCTUnwrap(context.fetch(FetchDescriptor<Article>()).first { $0.persistentModelID.id.primaryKey == first.found[0].key })
+        best.body = "filler"
+        let second = try XCTUnwrap(context.fetch(FetchDescriptor<Article>()).first { $0.persistentModelID.id.primaryKey == first.found[5].key })
+        second.body = "word word word word word word word"
+        context.insert(Article(title: "word", body: "word", category: "kept"))
+        let deleted = try XCTUnwrap(context.fetch(FetchDescriptor<Article>()).first { $0.persistentModelID.id.primaryKey == first.found[9].key })
+        context.delete(deleted)
+        try context.save()
+
+        let again = try search("word", notTrashed)
+        XCTAssertEqual(walks(again.statements), [], "ranked from the kept features")
+        assertFound(again.found, try expected("word", "Article.category != 'trash'"), "after the save")
+        XCTAssertNotEqual(again.found.map(\.key), first.found.map(\.key))
+        let otherCondition = try search("word", trashed)
+        XCTAssertEqual(walks(otherCondition.statements), [], "another condition, from the same features")
+        assertFound(otherCondition.found, try expected("word", "Article.category = 'trash'"), "trash")
+        let severalPhrases = try search("word filler", notTrashed)
+        XCTAssertEqual(walks(severalPhrases.statements).count, 1, "several phrases: ranked again")
+        assertFound(severalPhrases.found, try expected("word filler", "Article.category != 'trash'"), "two words")
+    }
+
     /// 1,200 notes holding "word", a quarter of them in the category "trash".
     private func insertKeptAndTrashedNotes() throws {
         for index in 0..<1_200 {
@@ -370,10 +430,22 @@ final class FullTextRankingTests: PredicateTestCase {
                         let sql = FullTextRanking.bestSelect(
                             rank: rank,
                             fromAndWhere: #"FROM "_fts_Article" WHERE "_fts_Article" MATCH ?2"# + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
-                        let (best, hits) = try container.store.read { db in
+                        let (best, hits, features) = try container.store.read { db in
                             try FullTextRanking.best(
                                 count, db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly,
-                                collectingHits: true, filteredInWhere: filteredInWhere)
+                                collectingHits: true, filteredInWhere: filteredInWhere, collectingFeatures: true)
+                        }
+                        // Every hit's features, for one phrase, when every hit reaches the ranking function:
+                        // from them, every hit's score is bm25's.
+                        let onePhrase = !query.contains(" ") || query.hasPrefix("\"")
+                        XCTAssertEqual(features?.keys, onePhrase && !filteredInWhere ? walked : nil, query)
+                        if let features {
+                            let collection = try XCTUnwrap(container.store.read { db in try FullTextRanking.collection(db, index: index) })
+                            let scored = features.best(everyHit.count + 1, among: nil, averageLength: collection.averageLength, rows: collection.rows)
+                            XCTAssertEqual(scored.map(\.key), everyHit.map(\.key), query)
+                            for (mine, sqlite) in zip(scored, everyHit) {
+                                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
+                            }
                         }
                         let label = "\(query), best \(count) of \(scoringOnly == nil ? "all" : "a third"), in WHERE: \(filteredInWhere)"
                         XCTAssertEqual(hits.sortedKeys, walked, label)
