@@ -194,6 +194,26 @@ final class CountCacheTests: StoreTestCase {
             ["t0", "folder", "Snip\"pet", "name"])
     }
 
+    /// A ring of kept results keeps the last few it was told of: one more drops the oldest from the
+    /// cache, and noting a kept one again makes it the newest.
+    func testARingOfKeptResultsDropsTheOldest() throws {
+        let cache = AggregateCache(store: StoreIdentity(), storePath: nil)
+        let ring = KeptResultRing(capacity: 3)
+        func keep(_ number: Int) throws {
+            _ = try cache.value(sql: "SELECT \(number)", arguments: []) { number }
+            ring.note(AggregateCacheKey(sql: "SELECT \(number)", arguments: []), in: cache)
+        }
+        func kept() -> [Int] { (0..<6).filter { (cache.keptValue(sql: "SELECT \($0)", arguments: []) as Int?) != nil } }
+        for number in 0..<3 { try keep(number) }
+        XCTAssertEqual(kept(), [0, 1, 2])
+        ring.note(AggregateCacheKey(sql: "SELECT 0", arguments: []), in: cache)
+        try keep(3)
+        XCTAssertEqual(kept(), [0, 2, 3], "1 was the oldest")
+        try keep(4)
+        try keep(5)
+        XCTAssertEqual(kept(), [3, 4, 5])
+    }
+
     /// A result whose type is optional is computed when it is missing: `nil as? Int?` succeeds, and
     /// the cache took a missing entry for a kept nil, returning it without computing.
     func testAnOptionalResultIsComputedWhenMissing() throws {
