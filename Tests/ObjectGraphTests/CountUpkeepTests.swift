@@ -215,6 +215,65 @@ final class CountUpkeepTests: StoreTestCase {
         }
     }
 
+    /// A common word's ranks stay SQLite's bm25 through random saves: kept ranks that follow saves,
+    /// ranks taken from a broader search's, and ranks scored from kept hit features after saves that
+    /// change the index, for a broad condition, a narrower one and another one.
+    func testSearchRanksStayRightThroughRandomSaves() throws {
+        let container = try makeContainer(Article.self)
+        var random = SeededGenerator(seed: 11)
+        let setup = ModelContext(container)
+        func body() -> String {
+            String(repeating: "word ", count: random.next(below: 4)) + String(repeating: "filler ", count: random.next(below: 9))
+        }
+        for index in 0..<(ModelContext.hitsWorthReadingLengths + 400) {
+            let article = Article(title: "note \(index)", body: "word " + body(), category: ["a", "b", "trash"][random.next(below: 3)])
+            article.rating = random.next(below: 3)
+            setup.insert(article)
+        }
+        try setup.save()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        let narrower = #Predicate<Article> { $0.category != "trash" && $0.rating == 1 }
+        let other = #Predicate<Article> { $0.category == "a" }
+        for predicate in [notTrashed, narrower, other] { try setup.prepareCounts(of: \.category, where: predicate) }
+        let conditions = [(notTrashed, "category != 'trash'"), (narrower, "category != 'trash' AND rating = 1"), (other, "category = 'a'")]
+        func expected(_ condition: String) throws -> [Int64] {
+            try container.store.read { db in
+                try Int64.fetchAll(db, sql: """
+                    SELECT "_fts_Article".rowid FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                    WHERE "_fts_Article" MATCH '"word"' AND \(condition) ORDER BY bm25("_fts_Article", 10, 1), 1 LIMIT 25
+                    """)
+            }
+        }
+        for step in 0..<40 {
+            let statements = try selects(in: container) {
+                for (predicate, condition) in conditions {
+                    let found = try ModelContext(container).search(Article.self, for: "word", where: predicate, weights: [\.title: 10], limit: 25)
+                    XCTAssertEqual(try found.hits.map { try XCTUnwrap($0.model.persistentModelID.id.primaryKey) }, try expected(condition),
+                                   "step \(step), \(condition)")
+                }
+            }
+            // After the first, no search walks the word's entries: the ranks, the broader ranks or the
+            // hit features all followed the saves.
+            let walks = statements.filter { $0.contains("\(FullTextRanking.functionName)(") && !$0.contains("bm25(\"_fts_Article\", 10, 1)") }
+            XCTAssertEqual(walks.count, step == 0 ? 1 : 0, "step \(step): \(walks)")
+            let writer = ModelContext(container)
+            var page = FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)])
+            page.fetchOffset = random.next(below: 4_000)
+            page.fetchLimit = 3
+            for article in try writer.fetch(page) {
+                switch random.next(below: 5) {
+                case 0: article.body = body()
+                case 1: article.title = random.next(below: 2) == 0 ? "word \(step)" : "note \(step)"
+                case 2: article.rating = random.next(below: 3)
+                case 3: article.category = ["a", "b", "trash"][random.next(below: 3)]
+                default: writer.delete(article)
+                }
+            }
+            if random.next(below: 3) == 0 { writer.insert(Article(title: "word \(step)", body: "word " + body(), category: "a")) }
+            try writer.save()
+        }
+    }
+
     func testAnInsertThatTakesOverASavedRowHasItsCountsMadeAgain() throws {
         let container = try makeContainer(GlossaryEntry.self)
         let first = ModelContext(container)
