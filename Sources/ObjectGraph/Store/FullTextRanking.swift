@@ -294,22 +294,37 @@ enum FullTextRanking {
 
     /// The index's average document length and number of documents (see `collectionFunctionName`).
     private static let collection: fts5_extension_function = { api, fts, context, _, _ in
-        guard let rowCount = api?.pointee.xRowCount, let totalSize = api?.pointee.xColumnTotalSize else {
-            sqlite3_result_error_code(context, SQLITE_ERROR)
-            return
+        guard let api else { return }
+        switch collectionSize(api.pointee, fts) {
+        case .success(let size):
+            [size.averageLength, Double(size.rows)].withUnsafeBytes { bytes in
+                sqlite3_result_blob(context, bytes.baseAddress, Int32(bytes.count), transient)
+            }
+        case .failure(let failure): sqlite3_result_error_code(context, failure.code)
         }
+    }
+
+    /// The index's average document length (1 when it is empty) and its number of documents, as
+    /// bm25 weighs lengths by them.
+    private static func collectionSize(_ api: Fts5ExtensionApi, _ fts: OpaquePointer?) -> Result<(averageLength: Double, rows: Int64), RankingFailure> {
+        guard let rowCount = api.xRowCount, let totalSize = api.xColumnTotalSize else { return .failure(RankingFailure(SQLITE_ERROR)) }
         var rows: Int64 = 0, tokens: Int64 = 0
         var code = rowCount(fts, &rows)
         if code == SQLITE_OK { code = totalSize(fts, -1, &tokens) }
-        guard code == SQLITE_OK else {
-            sqlite3_result_error_code(context, code)
-            return
-        }
-        // As the ranking computes it (`queryStatistics`).
-        let values = [rows > 0 ? Double(tokens) / Double(rows) : 1.0, Double(rows)]
-        values.withUnsafeBytes { bytes in
-            sqlite3_result_blob(context, bytes.baseAddress, Int32(bytes.count), transient)
-        }
+        guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
+        return .success((rows > 0 ? Double(tokens) / Double(rows) : 1.0, rows))
+    }
+
+    /// bm25's length factor of a row `length` tokens long.
+    @inline(__always)
+    private static func lengthFactor(_ length: Int32, averageLength: Double) -> Double {
+        k1 * (1 - b + b * Double(length) / averageLength)
+    }
+
+    /// bm25's term for a phrase of weighted `frequency` in a row, before its inverse document frequency.
+    @inline(__always)
+    private static func saturated(_ frequency: Double, lengthFactor: Double) -> Double {
+        (frequency * (k1 + 1)) / (frequency + lengthFactor)
     }
 
     private static let rank: fts5_extension_function = { api, fts, context, argumentCount, arguments in
@@ -360,7 +375,7 @@ enum FullTextRanking {
             let code = columnSize(fts, -1, &length)
             guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
         }
-        let lengthFactor = k1 * (1 - b + b * Double(length) / statistics.averageLength)
+        let lengthFactor = Self.lengthFactor(length, averageLength: statistics.averageLength)
         var score = 0.0
         var firstFrequency = 0.0
         for phrase in statistics.inverseFrequencies.indices {
@@ -375,7 +390,7 @@ enum FullTextRanking {
                 phraseNext(fts, &iterator, &column, &offset)
             }
             if phrase == 0 { firstFrequency = frequency }
-            score += statistics.inverseFrequencies[phrase] * ((frequency * (k1 + 1)) / (frequency + lengthFactor))
+            score += statistics.inverseFrequencies[phrase] * saturated(frequency, lengthFactor: lengthFactor)
         }
         if let inputs, inputs.collectsFeatures {
             if statistics.inverseFrequencies.count == 1 {
@@ -396,8 +411,8 @@ enum FullTextRanking {
     private static func queryStatistics(
         _ api: Fts5ExtensionApi, _ fts: OpaquePointer?, argumentCount: Int, arguments: UnsafeMutablePointer<OpaquePointer?>
     ) -> Result<QueryStatistics, RankingFailure> {
-        guard let setAuxdata = api.xSetAuxdata, let rowCount = api.xRowCount, let totalSize = api.xColumnTotalSize,
-              let phraseCount = api.xPhraseCount, let queryPhrase = api.xQueryPhrase else { return .failure(RankingFailure(SQLITE_ERROR)) }
+        guard let setAuxdata = api.xSetAuxdata, let phraseCount = api.xPhraseCount, let queryPhrase = api.xQueryPhrase
+        else { return .failure(RankingFailure(SQLITE_ERROR)) }
         let phrases = Int(phraseCount(fts))
         let pointer = argumentCount > 0 ? sqlite3_value_pointer(arguments[0], UnsafeRawPointer(pointerType.utf8Start).assumingMemoryBound(to: CChar.self)) : nil
         let inputs = pointer.map { Unmanaged<RankingInputs>.fromOpaque($0).takeUnretainedValue() }
@@ -407,11 +422,11 @@ enum FullTextRanking {
         if let given = argumentCount > 1 ? givenStatistics(arguments[1], phrases: phrases) : nil {
             (averageLength, inverseFrequencies) = given
         } else {
-            var rows: Int64 = 0, tokens: Int64 = 0
-            code = rowCount(fts, &rows)
-            if code == SQLITE_OK { code = totalSize(fts, -1, &tokens) }
-            guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
-            if rows > 0 { averageLength = Double(tokens) / Double(rows) }
+            let rows: Int64
+            switch collectionSize(api, fts) {
+            case .success(let size): (averageLength, rows) = size
+            case .failure(let failure): return .failure(failure)
+            }
             if phrases == 1, let inputs, inputs.collectsHits || inputs.collectsFeatures {
                 // Left out, and applied by `fetchAll` once the hits are counted.
                 inputs.rowsWhenFrequencyLeftOut = rows
@@ -514,8 +529,6 @@ struct HitFeatures: Sendable {
     private(set) var lengths: [Int32] = []
 
     var count: Int { keys.count }
-    /// The memory the features hold.
-    var bytes: Int { keys.count * (MemoryLayout<Int64>.size + MemoryLayout<Double>.size + MemoryLayout<Int32>.size) }
 
     mutating func append(key: Int64, frequency: Double, length: Int32) {
         keys.append(key)
@@ -548,8 +561,8 @@ struct HitFeatures: Sendable {
 }
 
 extension FullTextRanking {
-    /// See `HitFeatures.best`: the sums and products of `score(_:_:statistics:)`, in its order, for
-    /// the same numbers to the last bit.
+    /// See `HitFeatures.best`: the terms of `score(_:_:statistics:)`, from the same functions, for the
+    /// same numbers to the last bit.
     fileprivate static func best(
         _ count: Int, of features: HitFeatures, among meeting: KeySet?, averageLength: Double, rows: Int64
     ) -> [(key: Int64, score: Double)] {
@@ -557,11 +570,9 @@ extension FullTextRanking {
         for index in features.keys.indices {
             let key = features.keys[index]
             if let meeting, !meeting.contains(key) { continue }
-            let frequency = features.frequencies[index]
-            let lengthFactor = k1 * (1 - b + b * Double(features.lengths[index]) / averageLength)
-            var score = 0.0
-            score += 1 * ((frequency * (k1 + 1)) / (frequency + lengthFactor))
-            best.offer(score: -score, key: key)
+            // As `score` computes a one-phrase score with its inverse document frequency left out.
+            let lengthFactor = lengthFactor(features.lengths[index], averageLength: averageLength)
+            best.offer(score: -saturated(features.frequencies[index], lengthFactor: lengthFactor), key: key)
         }
         let factor = inverseFrequency(rows: rows, hits: Int64(features.count))
         return best.sorted().map { (key: $0.key, score: $0.score * factor) }
