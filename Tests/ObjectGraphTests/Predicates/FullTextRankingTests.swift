@@ -151,15 +151,21 @@ final class FullTextRankingTests: PredicateTestCase {
         try assertScoresAreBM25s("read after a ranking")
     }
 
-    /// The hits of `query` among the rows in the category "trash", by SQLite's bm25, best first.
-    private func bm25AmongTrash(_ query: String) throws -> [(key: Int64, score: Double)] {
+    /// The hits of `query` among the rows that meet `condition` (SQL over `Article`), by SQLite's
+    /// bm25, best first; the first `limit` of them (all for -1).
+    private func bm25(_ query: String, where condition: String, limit: Int = -1) throws -> [(key: Int64, score: Double)] {
         let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
         return try container.store.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                WHERE "_fts_Article" MATCH ? AND Article.category = 'trash' ORDER BY 2, 1
-                """, arguments: [match]).map { ($0[0], $0[1]) }
+                WHERE "_fts_Article" MATCH ? AND \(condition) ORDER BY 2, 1 LIMIT ?
+                """, arguments: [match, limit]).map { ($0[0], $0[1]) }
         }
+    }
+
+    /// The hits of `query` among the rows in the category "trash", by SQLite's bm25, best first.
+    private func bm25AmongTrash(_ query: String) throws -> [(key: Int64, score: Double)] {
+        try bm25(query, where: "Article.category = 'trash'")
     }
 
     private func assertFound(
@@ -173,15 +179,26 @@ final class FullTextRankingTests: PredicateTestCase {
         }
     }
 
-    /// A search of the rows in "trash", its statements and its hits' keys and scores.
-    private func searchTrash(for query: String) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
-        let trash = #Predicate<Article> { $0.category == "trash" }
+    /// A search in a context of its own, the statements it ran and its hits' keys and scores.
+    private func search(
+        _ query: String, where predicate: Predicate<Article>, limit: Int, offset: Int = 0
+    ) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
         var found: [(key: Int64, score: Double)] = []
         let statements = try selects(in: container) {
-            found = try ModelContext(container).search(Article.self, for: query, where: trash, weights: weights, limit: ModelContext.cachedSearchRanks)
+            found = try ModelContext(container).search(Article.self, for: query, where: predicate, weights: weights, limit: limit, offset: offset)
                 .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
         }
         return (statements, found)
+    }
+
+    /// A search of the rows in "trash", its statements and its hits' keys and scores.
+    private func searchTrash(for query: String) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
+        try search(query, where: #Predicate<Article> { $0.category == "trash" }, limit: ModelContext.cachedSearchRanks)
+    }
+
+    /// The statements among `statements` that rank with ObjectGraph's function.
+    private func rankings(_ statements: [String]) -> [String] {
+        statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
     }
 
     /// A condition whose hits are known from kept key sets (the word's, and the condition's) and few
@@ -197,7 +214,7 @@ final class FullTextRankingTests: PredicateTestCase {
             let expected = try bm25AmongTrash(query)
             _ = try ModelContext(container).fullTextKeys(layout, index: index, match: try XCTUnwrap(FullTextQuery(query).matchExpression))
             let (statements, found) = try searchTrash(for: query)
-            let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
+            let rankings = self.rankings(statements)
             XCTAssertEqual(rankings.count, 1, query)
             XCTAssertTrue(rankings.allSatisfy { $0.contains("rowid IN") && !$0.contains("JOIN") }, "\(query): \(rankings)")
             XCTAssertTrue(expected.count > 20 && expected.count <= ModelContext.cachedSearchRanks, "\(query): \(expected.count) hits")
@@ -216,7 +233,7 @@ final class FullTextRankingTests: PredicateTestCase {
         for query in ["word", "word filler", "wor* -filler"] {
             let expected = try bm25AmongTrash(query)
             let (statements, found) = try searchTrash(for: query)
-            let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
+            let rankings = self.rankings(statements)
             XCTAssertEqual(rankings.count, 1, query)
             XCTAssertTrue(rankings.allSatisfy { !$0.contains("rowid IN") && !$0.contains("JOIN") }, "\(query): \(rankings)")
             XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "\(query): \(statements)")
@@ -246,22 +263,11 @@ final class FullTextRankingTests: PredicateTestCase {
         let trashedAndRatedTwo = #Predicate<Article> { $0.category == "trash" && $0.rating == 2 }
         for predicate in [notTrashed, ratedTwo, trashedAndRatedTwo] { try context.prepareCounts(of: \.category, where: predicate) }
         func search(_ predicate: Predicate<Article>, limit: Int, offset: Int = 0) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
-            var found: [(key: Int64, score: Double)] = []
-            let statements = try selects(in: container) {
-                found = try ModelContext(container).search(Article.self, for: "word", where: predicate, weights: weights, limit: limit, offset: offset)
-                    .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
-            }
-            return (statements, found)
+            try self.search("word", where: predicate, limit: limit, offset: offset)
         }
         func expected(_ condition: String) throws -> [(key: Int64, score: Double)] {
-            try container.store.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                    WHERE "_fts_Article" MATCH '"word"' AND \(condition) ORDER BY 2, 1
-                    """).map { ($0[0], $0[1]) }
-            }
+            try bm25("word", where: condition)
         }
-        func rankings(_ statements: [String]) -> [String] { statements.filter { $0.contains("\(FullTextRanking.functionName)(") } }
 
         let broad = try search(notTrashed, limit: 20)
         XCTAssertEqual(rankings(broad.statements).count, 1)
@@ -310,26 +316,14 @@ final class FullTextRankingTests: PredicateTestCase {
         let trashed = #Predicate<Article> { $0.category == "trash" }
         for predicate in [notTrashed, trashed] { try context.prepareCounts(of: \.category, where: predicate) }
         func search(_ query: String, _ predicate: Predicate<Article>) throws -> (statements: [String], found: [(key: Int64, score: Double)]) {
-            var found: [(key: Int64, score: Double)] = []
-            let statements = try selects(in: container) {
-                found = try ModelContext(container).search(Article.self, for: query, where: predicate, weights: weights, limit: 30)
-                    .hits.map { (try XCTUnwrap($0.model.persistentModelID.id.primaryKey), $0.score) }
-            }
-            return (statements, found)
+            try self.search(query, where: predicate, limit: 30)
         }
         func expected(_ query: String, _ condition: String) throws -> [(key: Int64, score: Double)] {
-            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
-            return try container.store.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT "_fts_Article".rowid, bm25("_fts_Article", 10, 1) FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                    WHERE "_fts_Article" MATCH ? AND \(condition) ORDER BY 2, 1 LIMIT 30
-                    """, arguments: [match]).map { ($0[0], $0[1]) }
-            }
+            try bm25(query, where: condition, limit: 30)
         }
-        func walks(_ statements: [String]) -> [String] { statements.filter { $0.contains("\(FullTextRanking.functionName)(") } }
 
         let first = try search("word", notTrashed)
-        XCTAssertEqual(walks(first.statements).count, 1)
+        XCTAssertEqual(rankings(first.statements).count, 1)
         assertFound(first.found, try expected("word", "Article.category != 'trash'"), "first")
         _ = try search("word filler", notTrashed)
 
@@ -344,14 +338,14 @@ final class FullTextRankingTests: PredicateTestCase {
         try context.save()
 
         let again = try search("word", notTrashed)
-        XCTAssertEqual(walks(again.statements), [], "ranked from the kept features")
+        XCTAssertEqual(rankings(again.statements), [], "ranked from the kept features")
         assertFound(again.found, try expected("word", "Article.category != 'trash'"), "after the save")
         XCTAssertNotEqual(again.found.map(\.key), first.found.map(\.key))
         let otherCondition = try search("word", trashed)
-        XCTAssertEqual(walks(otherCondition.statements), [], "another condition, from the same features")
+        XCTAssertEqual(rankings(otherCondition.statements), [], "another condition, from the same features")
         assertFound(otherCondition.found, try expected("word", "Article.category = 'trash'"), "trash")
         let severalPhrases = try search("word filler", notTrashed)
-        XCTAssertEqual(walks(severalPhrases.statements).count, 1, "several phrases: ranked again")
+        XCTAssertEqual(rankings(severalPhrases.statements).count, 1, "several phrases: ranked again")
         assertFound(severalPhrases.found, try expected("word filler", "Article.category != 'trash'"), "two words")
     }
 
@@ -381,7 +375,7 @@ final class FullTextRankingTests: PredicateTestCase {
         }
         XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT rowid FROM "_fts_Article" WHERE"#) }, "no walk of the word's hits: \(statements)")
         XCTAssertFalse(statements.contains { $0.contains(#"COUNT(*) FROM "_fts_Article""#) }, "\(statements)")
-        let rankings = statements.filter { $0.contains("\(FullTextRanking.functionName)(") }
+        let rankings = self.rankings(statements)
         XCTAssertEqual(rankings.count, 1)
         XCTAssertFalse(rankings.first?.contains("JOIN") ?? true, "the index ranked alone")
         XCTAssertFalse(rankings.first?.contains(FullTextRanking.hitFilter) ?? true, "most rows: the others scored +∞, not filtered")
