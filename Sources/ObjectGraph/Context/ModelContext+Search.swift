@@ -418,8 +418,8 @@ extension ModelContext {
 
     /// The marked excerpts of each attribute of the hits `keys`, by key.
     ///
-    /// FTS5 makes an excerpt by reading the hit's text and finding the query's terms in it again: for
-    /// a common word, whose hits are often long code, that was most of a page of results. An excerpt
+    /// An excerpt is made from the hit's text, found again by FTS5 (`FullTextExcerpt`): for a common
+    /// word, whose hits are often long code, that was most of a page of results. An excerpt
     /// depends only on the query and the indexed text, so a page's excerpts are kept like its ranking,
     /// and dropped when a save rewrites any full-text entry (the index's table is what their SQL names).
     private func excerpts(
@@ -428,7 +428,7 @@ extension ModelContext {
         guard !keys.isEmpty else { return [:] }
         let fts = index.tableName.quotedIdentifier
         let columns = layout.spotlightSlots.indices.map { column in
-            "snippet(\(fts), \(column), char(57344), char(57345), '…', 24)"
+            "\(FullTextExcerpt.functionName)(\(fts), \(column), 24)"
         }
         // One hit at a time: FTS5 finds a row of a MATCH by its rowid only when that is an equality.
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(fts) WHERE \(fts) MATCH ? AND \(fts).rowid = ?"

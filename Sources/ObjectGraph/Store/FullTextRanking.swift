@@ -45,6 +45,7 @@ enum FullTextRanking {
         _ = api.pointee.xCreateFunction?(UnsafeMutablePointer(mutating: api), functionName, nil, rank, nil)
         _ = api.pointee.xCreateFunction?(UnsafeMutablePointer(mutating: api), statisticsFunctionName, nil, statistics, nil)
         _ = api.pointee.xCreateFunction?(UnsafeMutablePointer(mutating: api), collectionFunctionName, nil, collection, nil)
+        FullTextExcerpt.register(api)
     }
 
     /// The connection's `fts5_api`, found the way FTS5 documents: `SELECT fts5(?)` with a pointer bound.

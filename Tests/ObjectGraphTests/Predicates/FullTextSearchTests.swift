@@ -205,7 +205,7 @@ final class FullTextSearchTests: PredicateTestCase {
     /// indexed text; then they follow it.
     func testExcerptsAreKeptUntilAnIndexedTextChanges() throws {
         func excerptQueries(_ body: () throws -> Void) throws -> Int {
-            try selects(in: container, body).filter { $0.contains("snippet(") }.count
+            try selects(in: container, body).filter { $0.contains(FullTextExcerpt.functionName) }.count
         }
         func bodyExcerpt() throws -> String {
             let hit = try XCTUnwrap(context.search(Article.self, for: "redis").hits.first)
