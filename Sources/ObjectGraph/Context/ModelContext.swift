@@ -28,6 +28,10 @@ public final class ModelContext: Equatable {
     /// Errors found by non-throwing calls (such as `insert` of a model owned by another context),
     /// thrown by the next `save()`.
     var deferredErrors: [SwiftDataError] = []
+    /// Set when a model of this context holds a related model (see `ModelStorage.hasHeldRelatedModels`):
+    /// until then no relationship can form a cycle, and closing skips the walk of every model. A fetch
+    /// of 100,000 models that reads no relationship spent a tenth of its time in that walk.
+    var mayHoldRelatedModels = false
 
     public var autosaveEnabled: Bool
     private var autosaveScheduled = false
@@ -56,7 +60,9 @@ public final class ModelContext: Equatable {
         // Loaded relationships point both ways (a folder to its snippets, each snippet to its folder).
         // Turning them back into faults breaks those cycles, so the models of a context are freed with it;
         // a model still in use reads its relationships again from the store.
-        for model in registered.values { model.storage.faultLoadedRelationships() }
+        if mayHoldRelatedModels {
+            for model in registered.values { model.storage.faultLoadedRelationships() }
+        }
     }
 
     public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }

@@ -152,6 +152,15 @@ enum RelationshipForm {
         }
     }
 
+    /// Whether `value`, of the property's exact declared type, holds a model or is a to-many (even an
+    /// empty one): what a closing context turns back into a fault. No array is made.
+    func holdsModelOrIsMany(inValueOfDeclaredType value: Any) -> Bool {
+        switch self {
+        case .one, .many, .optionalMany: true
+        case .optionalOne: Self.reinterpret(value, as: AnyObject?.self) != nil
+        }
+    }
+
     /// The value's bits as a `T`. `unsafeBitCast` checks at run time that the sizes agree.
     private static func reinterpret<T>(_ value: Any, as type: T.Type) -> T {
         func open<Value>(_ value: Value) -> T { unsafeBitCast(value, to: T.self) }
@@ -188,6 +197,8 @@ final class EntityLayout: @unchecked Sendable {
     /// `storedColumnSlots`, each with how its column is read.
     let columnReaders: [ColumnReader]
     let toManySlots: [PropertySlot]
+    /// To-one and to-many relationships, in slot order.
+    let relationshipSlots: [PropertySlot]
     /// The indexes `#Index` declares, each its columns in order; repeats are left out.
     let indexes: [[IndexColumn]]
     private let mappings = LockedValue<[Int: RelationshipMapping]>([:])
@@ -214,6 +225,7 @@ final class EntityLayout: @unchecked Sendable {
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
         self.uniqueColumnSlots = columnSlots.filter(\.isUnique)
         self.toManySlots = slots.filter(\.isToMany)
+        self.relationshipSlots = slots.filter { $0.relationship != nil }
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
         self.indexes = Self.resolveIndexes(
             modelType._objectGraphIndexes, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,

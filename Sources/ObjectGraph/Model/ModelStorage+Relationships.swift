@@ -255,7 +255,11 @@ extension ModelStorage {
                   let key = target.storage.primaryKey else { continue }
             values[slot.index] = ToOneFault(primaryKey: key)
         }
-        for slot in layout.toManySlots where !Self.holds(values[slot.index], ToManyFault.self) {
+        for slot in layout.toManySlots {
+            // Changes waiting in a relationship that is not loaded hold the models that joined or left
+            // it, which hold this model back: a context closed unsaved drops them, as it drops every
+            // change it did not save, so that those models are freed with it.
+            if let fault = Self.value(values[slot.index], as: ToManyFault.self), fault.pending == nil { continue }
             values[slot.index] = ToManyFault()
         }
     }

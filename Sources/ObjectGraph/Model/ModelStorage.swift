@@ -28,8 +28,24 @@ class ModelStorage {
     let layout: EntityLayout
     /// Current values, one per slot, each of the property's exact type boxed in `Any`.
     var values: [Any] {
-        didSet { if !memberAddresses.isEmpty { memberAddresses.removeAll() } }
+        didSet {
+            if !memberAddresses.isEmpty { memberAddresses.removeAll() }
+            // A storage outside any context (a new model, or a row being read) is looked at once, when
+            // it joins one: its initializer and a row's fill write every slot.
+            if hasHeldRelatedModels || layout.relationshipSlots.isEmpty {
+                // Nothing to look for.
+            } else if belongsToContext {
+                noteRelatedModels()
+            } else if valuesHoldNoRelatedModels {
+                valuesHoldNoRelatedModels = false
+            }
+        }
     }
+    /// Whether a relationship slot has held what its context turns back into a fault when it closes
+    /// (a loaded to-many, a to-many's waiting changes, or a to-one that holds a model; see
+    /// `ModelContext.deinit`), which breaks the cycles related models make. Every write of a slot goes
+    /// through `values`, whose observer sets it.
+    private(set) var hasHeldRelatedModels = false
     /// The addresses of the models each large loaded to-many slot holds, by slot, so that linking
     /// one more member into a relationship of thousands does not scan all of them: building a
     /// folder of 5,000 new snippets scanned 12.5 million elements. Any write to `values` drops
@@ -46,7 +62,22 @@ class ModelStorage {
     var version: Int64 = 1
     var storeIdentifier: String?
     private var temporaryKey: UUID?
-    weak var context: ModelContext?
+    weak var context: ModelContext? {
+        didSet {
+            belongsToContext = context != nil
+            if hasHeldRelatedModels {
+                context?.mayHoldRelatedModels = true
+            } else if belongsToContext, !valuesHoldNoRelatedModels, !layout.relationshipSlots.isEmpty {
+                noteRelatedModels()
+            }
+        }
+    }
+    /// Whether `context` was set last to a context, read where loading the weak reference would cost
+    /// more than the rest of the check.
+    private(set) var belongsToContext = false
+    /// Set when the values were just filled from a row, whose relationships are faults (or nil), and
+    /// cleared by the next write: a fetched row joins its context without being looked at.
+    var valuesHoldNoRelatedModels = false
     /// The store the model was read from or saved to. When its context is gone, the model still reads
     /// its unloaded relationships from here, as new models that belong to no context.
     var store: SQLiteStore?
@@ -74,6 +105,27 @@ class ModelStorage {
 
     /// Set while a model is made from a row and its property defaults run: what they write is dropped.
     var discardsWrites = false
+
+    /// Sets `hasHeldRelatedModels` when a relationship slot holds a loaded value or changes waiting in a
+    /// to-many that is not loaded, and tells the context.
+    private func noteRelatedModels() {
+        for slot in layout.relationshipSlots where slot.index < values.count {
+            let value = values[slot.index]
+            let valueType = type(of: value)
+            if valueType == ToOneFault.self || valueType == UnsetValue.self || valueType == UnloadedValue.self { continue }
+            // A to-many not loaded holds the models whose joining or leaving waits in it, if any.
+            if valueType == ToManyFault.self, Self.value(value, as: ToManyFault.self)?.pending == nil { continue }
+            // A to-one that holds nothing (nil) is left as it is when the context closes.
+            if let form = slot.relationshipForm, valueType == slot.valueType {
+                if !form.holdsModelOrIsMany(inValueOfDeclaredType: value) { continue }
+            } else if !slot.isToMany, Self.models(in: value, of: slot).isEmpty {
+                continue
+            }
+            hasHeldRelatedModels = true
+            context?.mayHoldRelatedModels = true
+            return
+        }
+    }
 
     init(layout: EntityLayout) {
         self.layout = layout

@@ -436,6 +436,9 @@ final class SQLiteStore: @unchecked Sendable {
             if let fallback = storage.fallbackValue(at: slot.index) { values[slot.index] = fallback }
         }
         storage.values = values
+        // A new storage's relationship slots now hold faults (or nil for a to-one without a row, or
+        // nothing yet for the side of a one-to-one without the key); one in a context was looked at.
+        if !storage.belongsToContext { storage.valuesHoldNoRelatedModels = true }
         storage.committedRow = committed
         if !unloaded.isEmpty || !storage.unloadedSlots.isEmpty { storage.unloadedSlots = unloaded }
         storage.primaryKey = row.primaryKey
