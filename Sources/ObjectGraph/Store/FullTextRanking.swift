@@ -108,7 +108,7 @@ enum FullTextRanking {
             keepingBest: max(0, count), collectsFeatures: collectingFeatures && !filteredInWhere)
         _ = try fetchAll(db, sql: sql, arguments: arguments, inputs: inputs)
         let factor = inputs.rowsWhenFrequencyLeftOut.map { inverseFrequency(rows: $0, hits: Int64(inputs.hits.count)) } ?? 1
-        let best = inputs.best?.sorted().map { (key: $0.key, score: $0.score * factor) } ?? []
+        let best = inputs.best?.sorted(scaledBy: factor).map { (key: $0.key, score: $0.score) } ?? []
         return (best, inputs.hits, inputs.features)
     }
 
@@ -199,7 +199,7 @@ enum FullTextRanking {
         let filteredInWhere: Bool
         /// Set by the function when it leaves the inverse document frequency out of its scores (a
         /// match of one phrase whose hits are collected): the number of rows in the index.
-        var rowsWhenFrequencyLeftOut: Int64?
+        private(set) var rowsWhenFrequencyLeftOut: Int64?
 
         /// What the functions change as they see hits. Kept out of line: they run once per hit (74,000
         /// times for a common word), and every change of a class's stored property is checked at run
@@ -256,6 +256,13 @@ enum FullTextRanking {
 
         func collect(_ key: Int64) {
             progress.pointee.hits.insert(key)
+        }
+
+        /// The function leaves the inverse document frequency out of the scores it offers, to be applied
+        /// once the hits are counted: the best kept must allow for the ties that scaling makes.
+        func leaveFrequencyOut(rows: Int64) {
+            rowsWhenFrequencyLeftOut = rows
+            progress.pointee.best?.keepNearMisses()
         }
 
         func offer(score: Double, key: Int64) {
@@ -429,8 +436,8 @@ enum FullTextRanking {
             case .failure(let failure): return .failure(failure)
             }
             if phrases == 1, let inputs, inputs.collectsHits || inputs.collectsFeatures {
-                // Left out, and applied by `fetchAll` once the hits are counted.
-                inputs.rowsWhenFrequencyLeftOut = rows
+                // Left out, and applied by `best` once the hits are counted.
+                inputs.leaveFrequencyOut(rows: rows)
                 inverseFrequencies = [1]
             } else {
                 // How many rows hold each phrase: a walk of its entries in the index, as bm25 makes.
@@ -468,9 +475,22 @@ enum FullTextRanking {
 
     /// The `capacity` best of the (score, key) pairs offered, in the order of `ORDER BY score, key`:
     /// a heap whose root is the worst kept, which a new pair must beat to enter.
+    ///
+    /// Scores offered before their scaling by a positive factor (the inverse document frequency,
+    /// known once every hit is counted) can tie only once scaled: two terms one bit apart become one
+    /// double, and bm25 then ranks them by key. So that the best after scaling are still among those
+    /// kept, pairs left out within a rounding of the worst kept are kept aside too (`keepNearMisses`).
     struct BestRanks {
         let capacity: Int
         private var heap: [(score: Double, key: Int64)] = []
+        /// Pairs left out whose score is within `nearness` of the worst kept when they were; nil when
+        /// the scores are final.
+        private var nearMisses: [(score: Double, key: Int64)]?
+        /// Far more than the rounding a product can merge (an ulp is 2^-52 of a value): a pair whose
+        /// score is further from the worst kept stays apart from it once both are scaled.
+        private static let nearness = 0x1p-44
+        /// How many near misses make `noteLeftOut` drop those no longer near.
+        private var nearMissesToPrune = 1_024
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -479,6 +499,28 @@ enum FullTextRanking {
 
         private static func ranksAfter(_ a: (score: Double, key: Int64), _ b: (score: Double, key: Int64)) -> Bool {
             (a.score, a.key) > (b.score, b.key)
+        }
+
+        /// Whether `score`, no better than `worst`, may equal it once both are scaled. The worst kept
+        /// only gets better, so a pair near the last worst was near the worst when it was left out.
+        private static func isNear(_ score: Double, worst: Double) -> Bool {
+            score - worst <= abs(worst) * nearness
+        }
+
+        /// Keeps the pairs left out near the worst kept from now on: see the type's description.
+        mutating func keepNearMisses() {
+            if nearMisses == nil { nearMisses = [] }
+        }
+
+        private mutating func noteLeftOut(_ entry: (score: Double, key: Int64)) {
+            guard nearMisses != nil, let worst = heap.first, Self.isNear(entry.score, worst: worst.score) else { return }
+            nearMisses?.append(entry)
+            // Those no longer near the worst never will be again. Many hits can tie with it exactly
+            // (texts alike), and stay: the next look waits until there are twice as many.
+            if let count = nearMisses?.count, count >= nearMissesToPrune {
+                nearMisses?.removeAll { !Self.isNear($0.score, worst: worst.score) }
+                nearMissesToPrune = max(nearMissesToPrune, 2 * (nearMisses?.count ?? 0))
+            }
         }
 
         mutating func offer(score: Double, key: Int64) {
@@ -494,6 +536,7 @@ enum FullTextRanking {
                 }
             } else if let worst = heap.first, Self.ranksAfter(worst, entry) {
                 heap[0] = entry
+                defer { noteLeftOut(worst) }
                 var parent = 0
                 while true {
                     let left = 2 * parent + 1, right = left + 1
@@ -504,12 +547,25 @@ enum FullTextRanking {
                     heap.swapAt(parent, largest)
                     parent = largest
                 }
+            } else {
+                noteLeftOut(entry)
             }
         }
 
         /// The pairs kept, best first.
         func sorted() -> [(score: Double, key: Int64)] {
             heap.sorted { ($0.score, $0.key) < ($1.score, $1.key) }
+        }
+
+        /// The best pairs once every score is multiplied by `factor` (positive), best first: those kept,
+        /// and those left out near the worst kept, which may now tie with it and rank before it by key.
+        func sorted(scaledBy factor: Double) -> [(score: Double, key: Int64)] {
+            var candidates = heap
+            if let nearMisses, let worst = heap.first {
+                candidates += nearMisses.filter { Self.isNear($0.score, worst: worst.score) }
+            }
+            let scaled = candidates.map { (score: $0.score * factor, key: $0.key) }
+            return Array(scaled.sorted { ($0.score, $0.key) < ($1.score, $1.key) }.prefix(capacity))
         }
     }
 
@@ -568,15 +624,17 @@ extension FullTextRanking {
         _ count: Int, of features: HitFeatures, among meeting: KeySet?, averageLength: Double, rows: Int64
     ) -> [(key: Int64, score: Double)] {
         var best = BestRanks(capacity: max(0, count))
+        // Applied before the pairs are compared, as `score` applies it: two terms one bit apart can
+        // make one score, and then rank by key.
+        let factor = inverseFrequency(rows: rows, hits: Int64(features.count))
         for index in features.keys.indices {
             let key = features.keys[index]
             if let meeting, !meeting.contains(key) { continue }
-            // As `score` computes a one-phrase score with its inverse document frequency left out.
+            // As `score` computes a one-phrase score.
             let lengthFactor = lengthFactor(features.lengths[index], averageLength: averageLength)
-            best.offer(score: -saturated(features.frequencies[index], lengthFactor: lengthFactor), key: key)
+            best.offer(score: -(factor * saturated(features.frequencies[index], lengthFactor: lengthFactor)), key: key)
         }
-        let factor = inverseFrequency(rows: rows, hits: Int64(features.count))
-        return best.sorted().map { (key: $0.key, score: $0.score * factor) }
+        return best.sorted().map { (key: $0.key, score: $0.score) }
     }
 }
 

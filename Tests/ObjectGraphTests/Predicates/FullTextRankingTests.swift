@@ -349,6 +349,40 @@ final class FullTextRankingTests: PredicateTestCase {
         assertFound(severalPhrases.found, try expected("word filler", "Article.category != 'trash'"), "two words")
     }
 
+    /// Two hits whose bm25 terms are equal in exact arithmetic but one bit apart in doubles, until the
+    /// inverse document frequency scales them (a word in most documents has the least, 1e-6) and they
+    /// tie: bm25 ranks them by key, and so must a ranking from the kept features, which compared the
+    /// terms before scaling them and put the later key first.
+    func testHitsThatTieOnceScaledRankByKeyFromTheFeaturesToo() throws {
+        try context.delete(model: Article.self)
+        try context.save()
+        let filler = { (count: Int) in Array(repeating: "f", count: count).joined(separator: " ") }
+        // At an average length of 12 tokens (title weight 10): 11 tokens with a weighted frequency of 10,
+        // and 14 with 12, whose terms are 22 / 11.125 and 26.4 / 13.35.
+        context.insert(Article(title: "word a", body: filler(9), category: "kept"))
+        context.insert(Article(title: "word b c", body: "word word " + filler(9), category: "kept"))
+        context.insert(Article(title: "g", body: filler(10), category: "kept"))
+        for _ in 0..<ModelContext.hitsWorthReadingLengths {
+            context.insert(Article(title: "h", body: "word " + filler(10), category: "kept"))
+        }
+        try context.save()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        try context.prepareCounts(of: \.category, where: notTrashed)
+
+        let first = try search("word", where: notTrashed, limit: 30)
+        XCTAssertEqual(rankings(first.statements).count, 1)
+        let expectedFirst = try bm25("word", where: "Article.category != 'trash'", limit: 30)
+        XCTAssertEqual(expectedFirst.first?.score, expectedFirst.dropFirst().first?.score, "the two tie in SQLite's bm25")
+        assertFound(first.found, expectedFirst, "first")
+
+        // A save that changes the index, and leaves the average length at 12.
+        context.insert(Article(title: "h", body: "word " + filler(10), category: "kept"))
+        try context.save()
+        let again = try search("word", where: notTrashed, limit: 30)
+        XCTAssertEqual(rankings(again.statements), [], "ranked from the kept features")
+        assertFound(again.found, try bm25("word", where: "Article.category != 'trash'", limit: 30), "after the save")
+    }
+
     /// 1,200 notes holding "word", a quarter of them in the category "trash".
     private func insertKeptAndTrashedNotes() throws {
         for index in 0..<1_200 {
@@ -467,6 +501,39 @@ final class FullTextRankingTests: PredicateTestCase {
             XCTAssertEqual(best.sorted().map(\.key), expected.map(\.key), "capacity \(capacity)")
             XCTAssertEqual(best.sorted().map(\.score), expected.map(\.score), "capacity \(capacity)")
         }
+    }
+
+    /// Scores offered before a scaling that merges some of them (values one or two bits apart), kept
+    /// near misses and all: the best once scaled are those of every pair offered, scaled and sorted.
+    func testTheBestRanksOnceScaledAreThoseOfEveryHitScaled() {
+        var generator = SeededGenerator(seed: 0x5CA1ED)
+        let factors = [1e-6, 0.7, 3.3, 1e-6 * 0.9]
+        for capacity in [0, 1, 2, 7, 50] {
+            for factor in factors {
+                // Clusters of scores a few bits apart, each value offered several times under other keys.
+                let offered = (0..<400).map { key -> (score: Double, key: Int64) in
+                    var score = -1.9775280898876404 - Double(Int.random(in: 0..<6, using: &generator)) / 8
+                    for _ in 0..<Int.random(in: 0..<3, using: &generator) { score = score.nextUp }
+                    return (score, Int64(key))
+                }.shuffled(using: &generator)
+                var best = FullTextRanking.BestRanks(capacity: capacity)
+                best.keepNearMisses()
+                for hit in offered { best.offer(score: hit.score, key: hit.key) }
+                let expected = offered.map { (score: $0.score * factor, key: $0.key) }
+                    .sorted { ($0.score, $0.key) < ($1.score, $1.key) }.prefix(capacity)
+                let found = best.sorted(scaledBy: factor)
+                XCTAssertEqual(found.map(\.key), expected.map(\.key), "capacity \(capacity), factor \(factor)")
+                XCTAssertEqual(found.map(\.score), expected.map(\.score), "capacity \(capacity), factor \(factor)")
+            }
+        }
+        // The case the test stands for: two values one bit apart that one product merges.
+        let (better, worse) = ((-1.9775280898876404).nextDown, -1.9775280898876404)
+        XCTAssertEqual(better * 1e-6, worse * 1e-6)
+        var best = FullTextRanking.BestRanks(capacity: 1)
+        best.keepNearMisses()
+        best.offer(score: better, key: 2)
+        best.offer(score: worse, key: 1)
+        XCTAssertEqual(best.sorted(scaledBy: 1e-6).map(\.key), [1], "a tie once scaled ranks by key")
     }
 
     func testAnotherProcesssWriteDropsTheLengths() throws {
