@@ -4,15 +4,42 @@ import NIOPosix
 import ObjectGraph
 
 /// The open library stores, one per account, opened on first use and kept open.
+///
+/// Each account's store is opened under a lock of its own: opening reads the library ahead (a tenth
+/// of a second at 100,000 snippets) and may migrate it (seconds), and under one lock for all, every
+/// other account's requests waited for it, each on its event loop.
 public final class Libraries: Sendable {
     private let dataDirectory: URL
     private let threadPool: NIOThreadPool
-    private let open: NIOLockedValueBox<[UUID: SnippetStore]>
+    private let openStore: @Sendable (URL, NIOThreadPool) throws -> SnippetStore
+    /// One slot per account asked for.
+    private let slots: NIOLockedValueBox<[UUID: Slot]>
 
-    public init(dataDirectory: URL, threadPool: NIOThreadPool) {
+    /// An account's store once opened, and the lock its opening holds: a look at the store never
+    /// waits for an opening.
+    private final class Slot: Sendable {
+        let opening = NIOLock()
+        let store = NIOLockedValueBox<SnippetStore?>(nil)
+    }
+
+    /// `openStore` opens a library's store; tests give one that waits, to open two at once.
+    public init(
+        dataDirectory: URL, threadPool: NIOThreadPool,
+        openStore: @escaping @Sendable (URL, NIOThreadPool) throws -> SnippetStore = { try SnippetStore(url: $0, threadPool: $1) }
+    ) {
         self.dataDirectory = dataDirectory
         self.threadPool = threadPool
-        open = NIOLockedValueBox([:])
+        self.openStore = openStore
+        slots = NIOLockedValueBox([:])
+    }
+
+    private func slot(of account: AccountInfo) -> Slot {
+        slots.withLockedValue { slots in
+            if let slot = slots[account.id] { return slot }
+            let slot = Slot()
+            slots[account.id] = slot
+            return slot
+        }
     }
 
     /// The file of an account's library. Its name comes from the accounts store, never from a request.
@@ -22,11 +49,13 @@ public final class Libraries: Sendable {
 
     /// The account's library, opened (and migrated, the first time) if it is not open yet.
     public func store(for account: AccountInfo) throws -> SnippetStore {
-        try open.withLockedValue { stores in
-            if let store = stores[account.id] { return store }
-            let store = try SnippetStore(url: url(of: account), threadPool: threadPool)
-            stores[account.id] = store
-            return store
+        let slot = slot(of: account)
+        if let store = slot.store.withLockedValue({ $0 }) { return store }
+        return try slot.opening.withLock {
+            if let store = slot.store.withLockedValue({ $0 }) { return store }
+            let opened = try openStore(url(of: account), threadPool)
+            slot.store.withLockedValue { $0 = opened }
+            return opened
         }
     }
 
@@ -35,14 +64,14 @@ public final class Libraries: Sendable {
     /// in the served app, every connection of that loop would wait. A failure is left for the route's
     /// own `store(for:)` to report, as it was.
     public func openInBackground(for account: AccountInfo) async {
-        guard open.withLockedValue({ $0[account.id] == nil }) else { return }
+        guard slots.withLockedValue({ $0[account.id] })?.store.withLockedValue({ $0 == nil }) ?? true else { return }
         _ = try? await threadPool.runIfActive { try self.store(for: account) }
     }
 
     /// Closes the account's library and moves its files into `removed/` in the data directory,
     /// where an administrator can still recover them.
     public func retire(_ account: AccountInfo) throws {
-        _ = open.withLockedValue { $0.removeValue(forKey: account.id) }
+        _ = slots.withLockedValue { $0.removeValue(forKey: account.id) }
         let source = url(of: account)
         let target = dataDirectory.appendingPathComponent("removed", isDirectory: true)
             .appendingPathComponent("\(account.username)-\(Int(Date.now.timeIntervalSince1970))", isDirectory: true)
