@@ -274,6 +274,63 @@ final class CountUpkeepTests: StoreTestCase {
         }
     }
 
+    /// Pages on both sides of the kept ranks' end (the first 1,000), through random saves: each is
+    /// bm25's window at its offset, so paging on never repeats or skips a hit, whichever way its
+    /// pages were ranked (kept ranks brought up to date, hit features, or SQL past the kept ones).
+    func testPagesAcrossTheEndOfTheKeptRanksFollowBM25ThroughRandomSaves() throws {
+        let container = try makeContainer(Article.self)
+        var random = SeededGenerator(seed: 29)
+        let setup = ModelContext(container)
+        func body() -> String {
+            String(repeating: "word ", count: random.next(below: 3)) + String(repeating: "filler ", count: random.next(below: 12))
+        }
+        for index in 0..<(ModelContext.hitsWorthReadingLengths + 300) {
+            setup.insert(Article(title: "note \(index)", body: "word " + body(), category: ["a", "b", "trash"][random.next(below: 3)]))
+        }
+        try setup.save()
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        try setup.prepareCounts(of: \.category, where: notTrashed)
+        func expected(offset: Int) throws -> [Int64] {
+            try container.store.read { db in
+                try Int64.fetchAll(db, sql: """
+                    SELECT "_fts_Article".rowid FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                    WHERE "_fts_Article" MATCH '"word"' AND category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), 1 LIMIT 25 OFFSET ?
+                    """, arguments: [offset])
+            }
+        }
+        let offsets = [0, ModelContext.cachedSearchRanks - 50, ModelContext.cachedSearchRanks - 25, ModelContext.cachedSearchRanks - 10,
+                       ModelContext.cachedSearchRanks, ModelContext.cachedSearchRanks + 25]
+        for step in 0..<12 {
+            for offset in offsets.shuffled(using: &random) {
+                let found = try ModelContext(container).search(
+                    Article.self, for: "word", where: notTrashed, weights: [\.title: 10], limit: 25, offset: offset)
+                XCTAssertEqual(try found.hits.map { try XCTUnwrap($0.model.persistentModelID.id.primaryKey) }, try expected(offset: offset),
+                               "step \(step), offset \(offset)")
+            }
+            // Every other save leaves the index alone (hits into and out of the trash): the kept ranks
+            // follow it, and lose or gain hits at their end. The others change the index.
+            let writer = ModelContext(container)
+            let triage = step % 2 == 0
+            if triage {
+                let notes = try writer.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
+                for _ in 0..<40 { notes[random.next(below: notes.count)].category = ["a", "trash"][random.next(below: 2)] }
+            } else {
+                var page = FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)])
+                page.fetchOffset = random.next(below: 4_000)
+                page.fetchLimit = 6
+                for article in try writer.fetch(page) {
+                    switch random.next(below: 3) {
+                    case 0: article.body = "word " + body()
+                    case 1: article.title = "word \(step)"
+                    default: writer.delete(article)
+                    }
+                }
+                writer.insert(Article(title: "word \(step)", body: "word " + body(), category: "a"))
+            }
+            try writer.save()
+        }
+    }
+
     func testAnInsertThatTakesOverASavedRowHasItsCountsMadeAgain() throws {
         let container = try makeContainer(GlossaryEntry.self)
         let first = ModelContext(container)
