@@ -19,7 +19,7 @@ final class KeptResultsTests: AppTestCase {
     /// `KEPT_RESULTS_SEED` and `KEPT_RESULTS_ROUNDS` run other writes, or more of them, when hunting.
     func testPagesAfterRandomWritesMatchAFreshCopyOfTheLibrary() async throws {
         let environment = ProcessInfo.processInfo.environment
-        var random = SplitMix64(seed: environment["KEPT_RESULTS_SEED"].flatMap { UInt64($0) } ?? 0x4B45_5054)
+        var random = SplitMix(seed: environment["KEPT_RESULTS_SEED"].flatMap { UInt64($0) } ?? 0x4B45_5054)
         let account = try XCTUnwrap(app.accounts.account(username: "tester"))
         let own = try library()
         let stranger = try SnippetStore.openContainer(at: app.libraries.url(of: account))
@@ -65,7 +65,7 @@ final class KeptResultsTests: AppTestCase {
     /// Posts one of the app's forms, chosen at random, as a user would: a new snippet, an edited one, a
     /// folder deleted (its snippets kept or trashed), a tag merged into another or deleted, the trash
     /// emptied. Says what it posted.
-    private func postRandomForm(library: ModelContainer, random: inout SplitMix64) async throws -> String {
+    private func postRandomForm(library: ModelContainer, random: inout SplitMix) async throws -> String {
         let context = ModelContext(library)
         let snippets = try context.fetch(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary, sortBy: [SortDescriptor(\.createdAt)]))
         let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)])).map(\.uuid.uuidString)
@@ -115,7 +115,7 @@ final class KeptResultsTests: AppTestCase {
     // MARK: The library
 
     /// 48 snippets in three folders and unfiled, with up to three of five tags, texts of the words above.
-    static func fill(_ container: ModelContainer, random: inout SplitMix64) throws {
+    static func fill(_ container: ModelContainer, random: inout SplitMix) throws {
         let context = ModelContext(container)
         let folders = ["Work", "Home", "Scratch"].map { Folder(name: $0) }
         let tags = ["swift", "sql", "web", "tools", "old"].enumerated().map {
@@ -143,7 +143,7 @@ final class KeptResultsTests: AppTestCase {
     }
 
     /// Words drawn so that the first ones are far more frequent than the last.
-    static func text(_ count: ClosedRange<Int>, _ random: inout SplitMix64) -> String {
+    static func text(_ count: ClosedRange<Int>, _ random: inout SplitMix) -> String {
         (0..<Int.random(in: count, using: &random)).map { _ in
             let a = Int.random(in: 0..<words.count, using: &random), b = Int.random(in: 0..<words.count, using: &random)
             return words[min(a, b)]
@@ -212,7 +212,7 @@ private struct RandomWrite {
     let title: String
     let code: String
 
-    init(random: inout SplitMix64) {
+    init(random: inout SplitMix) {
         kind = Int.random(in: 0..<12, using: &random)
         pick = Int.random(in: 0..<1_000, using: &random)
         other = Int.random(in: 0..<1_000, using: &random)

@@ -1,5 +1,5 @@
 import Foundation
-import SnippetBox
+@testable import SnippetBox
 import XCTest
 
 /// The server-side highlighter: exact HTML for short inputs in every language, line splitting,
@@ -577,7 +577,7 @@ final class SyntaxHighlighterTests: XCTestCase {
             "class", "SELECT", "&", "%", "=begin", "=end", "=pod", "=cut", "|", "R\"x(", ")x\"", "r#\"", "\"#", "#\"", "${", "\\(",
             "#{", "$(", "q{", "<<<", "~", "- ", ": ", "? ", ".", ",", "RUN ", "FROM ", "\\\n", "<![CDATA[", "<?", "?>",
         ]
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         for language in CodingLanguage.allCases {
             for _ in 0..<120 {
                 let length = Int(generator.next() % 40)

@@ -121,8 +121,9 @@ public enum DemoData {
     ])
 }
 
-/// A small, repeatable random generator, so that demo data is the same from run to run.
-struct SplitMix {
+/// A small, repeatable random generator, so that demo data is the same from run to run (and the
+/// tests' random inputs too).
+struct SplitMix: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
