@@ -18,7 +18,11 @@ swift build -c release --package-path Benchmarks --product Benchmarks
 swift build -c release --package-path Benchmarks --product snippetbox
 BIN=$(swift build -c release --package-path Benchmarks --show-bin-path)
 
-"$BIN/Benchmarks" --snippetbox "$BIN/snippetbox" "$@"
+# The record of a run of this script is results/latest.json unless --json says otherwise (the binary
+# alone writes .build/last-run.json, so that a partial run does not replace the record).
+json=(--json Benchmarks/results/latest.json)
+for argument in "$@"; do [ "$argument" = --json ] && json=(); done
+"$BIN/Benchmarks" --snippetbox "$BIN/snippetbox" "${json[@]}" "$@"
 
 if [ "${SKIP_HTTP:-0}" != 1 ]; then
     COUNT=100000

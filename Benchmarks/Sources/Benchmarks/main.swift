@@ -15,7 +15,9 @@ struct Options {
     var startupRounds = 5
     var only: Set<String> = ["store", "page", "startup"]
     var contenders = ["raw", "grdb", "fluent", "objectgraph"]
-    var json = "Benchmarks/results/latest.json"
+    /// Out of the committed records unless asked for: a partial run (one workload, one contender)
+    /// written over `results/latest.json` replaced the last full run's record.
+    var json = "Benchmarks/.build/last-run.json"
     var repoRoot = FileManager.default.currentDirectoryPath
     var snippetbox = "Benchmarks/.build/release/snippetbox"
     /// A data directory already seeded (by `snippetbox seed N`) to measure the app on, instead of seeding one.
@@ -52,7 +54,7 @@ struct Options {
                 print("""
                     usage: Benchmarks [--count 100000] [--rounds 5] [--fluent-rounds 3] [--reps 200] [--search-reps 50]
                                       [--page-reps 50] [--startup-rounds 5] [--only store,page,startup]
-                                      [--contenders raw,grdb,fluent,objectgraph] [--json Benchmarks/results/latest.json]
+                                      [--contenders raw,grdb,fluent,objectgraph] [--json Benchmarks/.build/last-run.json]
                                       [--repo .] [--snippetbox Benchmarks/.build/release/snippetbox]
                                       [--app-data DIR (a store seeded by `snippetbox seed N`, instead of seeding one)]
                     Run from the repository root (the app's Views/ are found there).
