@@ -307,7 +307,6 @@ private struct FreshApp {
     let app: Application
     let session: TestSession
     let directory: URL
-    let test: AppTestCase
 
     init(copying dataDirectory: URL, test: AppTestCase) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-fresh-\(UUID().uuidString)")
@@ -328,7 +327,6 @@ private struct FreshApp {
             try? await app.asyncShutdown()
             throw error
         }
-        self.test = test
     }
 
     func close() async throws {
