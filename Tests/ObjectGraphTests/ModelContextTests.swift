@@ -118,6 +118,25 @@ final class ModelContextTests: StoreTestCase {
         XCTAssertEqual(titles, ["deleted", "saved"])
     }
 
+    /// Found by `RandomGraphTests`: deleting a changed model took it off the context's changed list,
+    /// so a rollback only undeleted it and its unsaved values stayed, neither saved nor undone.
+    func testRollbackRestoresTheValuesOfAModelChangedAndThenDeleted() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let note = Note(title: "saved", body: "original")
+        context.insert(note)
+        try context.save()
+
+        note.body = "scribbled"
+        context.delete(note)
+        context.rollback()
+
+        XCTAssertFalse(note.isDeleted)
+        XCTAssertEqual(note.body, "original")
+        XCTAssertFalse(context.hasChanges)
+        try context.save()
+        XCTAssertEqual(try ModelContext(context.container).fetch(FetchDescriptor<Note>()).map(\.body), ["original"])
+    }
+
     func testDeletingAnUnsavedModelDiscardsIt() throws {
         let context = ModelContext(try makeContainer(Note.self))
         let note = Note(title: "never saved")

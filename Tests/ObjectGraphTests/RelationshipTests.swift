@@ -435,6 +435,111 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertTrue(kept.budget === budget)
     }
 
+    /// Found by `RandomGraphTests`: a snippet left a tag through the tag's side, then was deleted;
+    /// the rollback undeleted it but kept its tags without the tag, unlike the store.
+    func testRollbackRestoresTheRelationshipsOfAModelChangedAndThenDeleted() throws {
+        let store = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let context = ModelContext(store)
+        let item = SnippetItem(title: "i")
+        let swift = SnippetTag(name: "swift")
+        let sql = SnippetTag(name: "sql")
+        item.tags = [swift, sql]
+        context.insert(item)
+        try context.save()
+
+        swift.snippets.removeAll()
+        XCTAssertEqual(item.tags.map(\.name), ["sql"])
+        context.delete(item)
+        context.rollback()
+
+        XCTAssertEqual(item.tags.map(\.name), ["swift", "sql"])
+        XCTAssertEqual(swift.snippets.map(\.title), ["i"])
+        let fresh = ModelContext(store)
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetItem>()).first?.tags.map(\.name), ["swift", "sql"])
+    }
+
+    /// Found by `RandomGraphTests`: deleting a snippet that was never saved dropped it from the
+    /// context but not from the folder and tag it had joined, which went on listing it after the save.
+    func testAnUnsavedModelDeletedLeavesTheModelsItWasRelatedTo() throws {
+        let store = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let setUp = ModelContext(store)
+        setUp.insert(SnippetFolder(name: "work"))
+        try setUp.save()
+
+        let context = ModelContext(store)
+        let work = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetFolder>()).first)
+        let kept = SnippetItem(title: "kept")
+        let dropped = SnippetItem(title: "dropped")
+        let tag = SnippetTag(name: "new")
+        for item in [kept, dropped] {
+            context.insert(item)
+            item.folder = work
+            item.tags = [tag]
+        }
+        context.delete(dropped)
+        XCTAssertEqual(tag.snippets.map(\.title), ["kept"])
+        try context.save()
+
+        XCTAssertEqual(work.snippets.map(\.title), ["kept"])
+        XCTAssertEqual(tag.snippets.map(\.title), ["kept"])
+        let fresh = ModelContext(store)
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetItem>()).map(\.title), ["kept"])
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetFolder>()).first?.snippets.map(\.title), ["kept"])
+    }
+
+    /// Found by `RandomGraphTests`: a new snippet related to a saved tag, never inserted, is inserted
+    /// by the next save; deleted before it, it was ignored (it had no context yet) and saved all the same.
+    func testANewModelRelatedButNotInsertedCanBeDeletedBeforeTheSave() throws {
+        let store = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let context = ModelContext(store)
+        let tag = SnippetTag(name: "swift")
+        context.insert(tag)
+        try context.save()
+
+        let regretted = SnippetItem(title: "regretted")
+        regretted.tags = [tag]
+        context.delete(regretted)
+        XCTAssertTrue(regretted.isDeleted)
+        try context.save()
+
+        XCTAssertEqual(tag.snippets.count, 0)
+        let fresh = ModelContext(store)
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<SnippetItem>()), 0)
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetTag>()).first?.snippets.count, 0)
+
+        // Inserted again, it is saved after all.
+        context.insert(regretted)
+        regretted.tags = [tag]
+        try context.save()
+        XCTAssertEqual(try ModelContext(store).fetch(FetchDescriptor<SnippetTag>()).first?.snippets.map(\.title), ["regretted"])
+    }
+
+    /// A folder deleted before it was ever saved takes its snippets with it (its rule is `.cascade`),
+    /// saved ones included, as a saved folder would.
+    func testAnUnsavedModelDeletedCascadesToItsRelatedModels() throws {
+        let store = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let context = ModelContext(store)
+        let saved = SnippetItem(title: "saved")
+        let other = SnippetItem(title: "elsewhere")
+        context.insert(saved)
+        context.insert(other)
+        try context.save()
+
+        let folder = SnippetFolder(name: "short-lived")
+        context.insert(folder)
+        let unsaved = SnippetItem(title: "unsaved")
+        context.insert(unsaved)
+        folder.snippets = [saved, unsaved]
+        context.delete(folder)
+        try context.save()
+
+        XCTAssertTrue(saved.isDeleted)
+        XCTAssertTrue(unsaved.isDeleted)
+        let fresh = ModelContext(store)
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetItem>()).map(\.title), ["elsewhere"])
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<SnippetFolder>()), 0)
+    }
+
     // MARK: Large relationships
 
     /// A to-many of 32 or more members is indexed by member when linking into it; every other write

@@ -166,4 +166,50 @@ final class UnloadedInverseTests: StoreTestCase {
         let fresh = ModelContext(container)
         XCTAssertEqual(try fetchOne(SnippetItem.self, in: fresh, where: #Predicate { $0.title == "reachable" }).folder?.name, "Home")
     }
+
+    /// Found by `RandomGraphTests`: models that joined an unloaded tag kept the order they joined in
+    /// while unsaved, and came back in the order their rows were made (the one inserted first, first).
+    func testModelsJoiningAnUnloadedSideKeepTheOrderTheyJoinedIn() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 2, in: container)
+        let context = ModelContext(container)
+        let swift = try fetchOne(SnippetTag.self, in: context, where: #Predicate { $0.name == "swift" })
+        let first = SnippetItem(title: "joined first")
+        let second = SnippetItem(title: "joined second, inserted first")
+        context.insert(second)
+        first.tags = [swift]
+        second.tags = [swift]
+        try context.save()
+
+        let expected = ["s0", "s1", "joined first", "joined second, inserted first"]
+        XCTAssertEqual(swift.snippets.map(\.title), expected)
+        let fresh = ModelContext(container)
+        XCTAssertEqual(try fetchOne(SnippetTag.self, in: fresh, where: #Predicate { $0.name == "swift" }).snippets.map(\.title), expected)
+        // Each snippet's own side still holds the tag once.
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetItem>()).map { $0.tags.map(\.name) }, Array(repeating: ["swift"], count: 4))
+    }
+
+    /// Found by `RandomGraphTests`: a snippet that left an unloaded tag and joined it again before the
+    /// save kept its old place there, where a loaded tag (an array) puts it last.
+    func testAModelThatLeavesAnUnloadedSideAndJoinsAgainComesLast() throws {
+        let container = try snippetStore()
+        try saveFolderAndTag(with: 3, in: container)
+        for readBeforeSaving in [false, true] {
+            let context = ModelContext(container)
+            let first = try fetchOne(SnippetItem.self, in: context, where: #Predicate { $0.title == "s0" })
+            let swift = try XCTUnwrap(first.tags.first)
+            first.tags = []
+            first.tags = [swift]
+            if readBeforeSaving {
+                XCTAssertEqual(swift.snippets.map(\.title), ["s1", "s2", "s0"], "read before the save")
+            }
+            try context.save()
+            let fresh = ModelContext(container)
+            XCTAssertEqual(try fetchOne(SnippetTag.self, in: fresh, where: #Predicate { $0.name == "swift" }).snippets.map(\.title),
+                           ["s1", "s2", "s0"], readBeforeSaving ? "read before the save" : "left unloaded")
+            // Back to the stored order for the next pass.
+            swift.snippets = try ["s0", "s1", "s2"].map { title in try fetchOne(SnippetItem.self, in: context, where: #Predicate { $0.title == title }) }
+            try context.save()
+        }
+    }
 }

@@ -150,6 +150,25 @@ extension ModelContext {
         }
     }
 
+    /// The delete rules of an unsaved model that was deleted, which no save will see: it leaves every
+    /// related model's side now, and what it cascades to is deleted. Before, a related model kept it:
+    /// a folder listed a snippet that was never saved, until the folder was read again from the store.
+    /// (`.deny` cannot refuse here, `delete` does not throw; the model was never saved, so it denies nothing.)
+    func applyDeleteRules(ofDiscarded model: any PersistentModel) {
+        let storage = model.storage
+        var cascaded: [any PersistentModel] = []
+        for slot in storage.layout.slots {
+            guard let relationship = slot.relationship, relationship.deleteRule != .noAction else { continue }
+            let inverse = storage.layout.mapping(for: slot).inverse
+            for related in storage.relatedModels(at: slot.index) {
+                guard let relatedModel = related as? any PersistentModel else { continue }
+                if relationship.deleteRule == .cascade { cascaded.append(relatedModel) }
+                if let inverse { relatedModel.storage.removeMember(model, at: inverse.index) }
+            }
+        }
+        for relatedModel in cascaded { delete(anyModel: relatedModel) }
+    }
+
     /// Checks required to-one relationships and `minimumModelCount` / `maximumModelCount`.
     func validateRelationships() throws {
         for model in insertionOrder.compactMap({ inserted[$0] }) + Array(changed.values) {

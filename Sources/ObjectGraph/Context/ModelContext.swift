@@ -103,15 +103,26 @@ public final class ModelContext: Equatable {
         insertionOrder.append(key)
     }
 
-    /// Marks a model for deletion; the next `save()` removes it. An unsaved model is simply discarded.
+    /// Marks a model for deletion; the next `save()` removes it. An unsaved model is discarded at once,
+    /// its delete rules applied now (see `applyDeleteRules(ofDiscarded:)`).
     public func delete<T: PersistentModel>(_ model: T) {
         let storage = model.storage
-        guard storage.context === self, !storage.isDeleted else { return }
+        guard !storage.isDeleted else { return }
+        // A new model related to one of this context's but not inserted yet is inserted by the next
+        // save (SwiftData inserts it as soon as it is related): deleted before then, it was ignored,
+        // and that save wrote it. It is discarded now, like an inserted one.
+        if storage.context == nil, storage.primaryKey == nil {
+            storage.isDeleted = true
+            applyDeleteRules(ofDiscarded: model)
+            return
+        }
+        guard storage.context === self else { return }
         let key = ObjectIdentifier(model)
         storage.isDeleted = true
         if inserted.removeValue(forKey: key) != nil {
             insertionOrder.removeAll { $0 == key }
             storage.context = nil
+            applyDeleteRules(ofDiscarded: model)
             return
         }
         changed[key] = nil
@@ -220,9 +231,12 @@ public final class ModelContext: Equatable {
         inserted.removeAll()
         insertionOrder.removeAll()
         for model in deleted.values { model.storage.isDeleted = false }
+        // A deleted model leaves the changed list (its row is not updated, but deleted), yet keeps
+        // whatever was changed before its deletion: it is put back too.
+        let restored = Array(changed.values) + Array(deleted.values)
         deleted.removeAll()
         pendingBatchDeletes.removeAll()
-        for model in changed.values {
+        for model in restored {
             let storage = model.storage
             guard let row = storage.committedRow else { continue }
             for slot in storage.layout.columnSlots where !storage.unloadedSlots.contains(slot.index) {

@@ -24,10 +24,10 @@ final class PendingMembership {
     private var addedIdentities: Set<ObjectIdentifier> = []
     private var removedIdentities: Set<ObjectIdentifier> = []
 
+    /// A member that left and joins again keeps its removal, so that it loses its stored place and
+    /// comes last, as in a loaded array. (Cancelling the removal put it back in its old place.)
     func add(_ member: AnyObject) {
-        let identity = ObjectIdentifier(member)
-        if removedIdentities.remove(identity) != nil { removed.removeAll { $0 === member } }
-        if addedIdentities.insert(identity).inserted { added.append(member) }
+        if addedIdentities.insert(ObjectIdentifier(member)).inserted { added.append(member) }
     }
 
     /// Records a removal even of a model added meanwhile: it may also be among the stored members.

@@ -863,12 +863,17 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Adds and removes one owner's rows in a join table without reading the others: added models go
-    /// after the current ones. The other side's order needs no write: rows it never ordered come last,
-    /// in the order they were made.
+    /// after the current ones. The other side's order needs no write (rows it never ordered come last,
+    /// in the order they were made), unless its new rows were made in another order than its own.
     private func adjustJoinRows(
         _ table: RelationshipMapping.JoinTable, ownerKey: Int64, added: [Int64], removed: [Int64], in db: Database
     ) throws {
-        guard table.isWriter else { return }
+        guard table.isWriter else {
+            if added.count > 1 || !removed.isEmpty {
+                try remakeRowsInJoiningOrder(table, ownerKey: ownerKey, joined: added, rejoined: Set(removed).intersection(added), in: db)
+            }
+            return
+        }
         let name = table.name.quotedIdentifier
         if !removed.isEmpty {
             try db.cachedStatement(sql: """
@@ -886,6 +891,42 @@ final class SQLiteStore: @unchecked Sendable {
         for (offset, targetKey) in added.enumerated() {
             try insert.execute(arguments: [ownerKey, targetKey, next + offset])
         }
+    }
+
+    /// Puts the rows of the models that joined an unloaded other side last in its order, in the
+    /// order they joined it, as the side showed them before the save.
+    ///
+    /// Rows that side never placed (`inversePosition` null) come after its placed ones, by rowid. The
+    /// writer side makes the rows, in the order its models are saved: a snippet inserted first but
+    /// tagged second had its row made first, and came first in the tag's snippets once saved. And a
+    /// model that left the side and joined it again (`rejoined`) kept its row, and with it its old
+    /// place, when the writer side was loaded. Such rows are made again, in the joining order.
+    private func remakeRowsInJoiningOrder(
+        _ table: RelationshipMapping.JoinTable, ownerKey: Int64, joined: [Int64], rejoined: Set<Int64>, in db: Database
+    ) throws {
+        let name = table.name.quotedIdentifier
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT rowid, "source", "position", "inversePosition" IS NOT NULL FROM \(name)
+            WHERE "destination" = ? AND "source" IN (SELECT value FROM json_each(?))
+            """), arguments: [ownerKey, Self.jsonArray(joined)])
+        var found: [Int64: (rowID: Int64, position: Int64, isPlaced: Bool)] = [:]
+        for row in rows {
+            let source: Int64 = row[1]
+            found[source] = (row[0], row[2], row[3])
+        }
+        let inJoiningOrder = joined.compactMap { source in found[source].map { (source: source, row: $0) } }
+        let rowIDs = inJoiningOrder.map(\.row.rowID)
+        let inPlace = rowIDs == rowIDs.sorted()
+            && !inJoiningOrder.contains { $0.row.isPlaced || rejoined.contains($0.source) }
+        guard !inPlace else { return }
+        try db.cachedStatement(sql: """
+            DELETE FROM \(name) WHERE rowid IN (SELECT value FROM json_each(?))
+            """).execute(arguments: [Self.jsonArray(rowIDs)])
+        let pairs = "[" + inJoiningOrder.map { "[\($0.source),\($0.row.position)]" }.joined(separator: ",") + "]"
+        try db.cachedStatement(sql: """
+            INSERT INTO \(name) ("source", "destination", "position")
+            SELECT json_extract("value", '$[0]'), ?, json_extract("value", '$[1]') FROM json_each(?) ORDER BY "key"
+            """).execute(arguments: [ownerKey, pairs])
     }
 
     /// Inserts a row; false when it collided with a saved row on a unique attribute and was not inserted.
