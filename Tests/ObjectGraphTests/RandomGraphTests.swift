@@ -181,6 +181,18 @@ final class RandomGraphTests: StoreTestCase {
                 let count = try counting.fetchCount(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.tags.contains { $0.name == name } }))
                 try same(count, expected.tagMembers[name]?.count, "snippets with \(name)")
             }
+            // Fetches through each relationship, whose kept rows a save must drop when it changes them.
+            func titles(_ predicate: Predicate<SnippetItem>) throws -> Set<String> {
+                Set(try counting.fetch(FetchDescriptor(predicate: predicate)).map(\.title))
+            }
+            if let name = pick(expected.folders) {
+                try same(try titles(#Predicate { $0.folder?.name == name }), expected.folderMembers[name] ?? [], "snippets fetched in \(name)")
+            }
+            if let name = pick(expected.tagMembers.keys) {
+                try same(try titles(#Predicate { $0.tags.contains { $0.name == name } }), Set(expected.tagMembers[name] ?? []), "snippets fetched with \(name)")
+            }
+            try same(try titles(#Predicate { $0.folder == nil }), Set(expected.items.filter { $0.value.folder == nil }.keys), "unfiled snippets fetched")
+            try same(try titles(#Predicate { $0.tags.isEmpty }), Set(expected.items.filter { $0.value.tags.isEmpty }.keys), "untagged snippets fetched")
             let perTag = try counting.counts(ofEach: \SnippetItem.tags)
             let tagsByID = Dictionary(uniqueKeysWithValues: try counting.fetch(FetchDescriptor<SnippetTag>()).map { ($0.persistentModelID, $0.name) })
             var countedTags: [String: Int] = [:]
