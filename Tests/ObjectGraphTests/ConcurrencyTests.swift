@@ -68,6 +68,42 @@ final class ConcurrencyTests: StoreTestCase {
         }
     }
 
+    /// A delete is a change too: deleting a model another context changed since this one read it
+    /// threw away that change without a word. It now fails like a conflicting edit, deleting nothing.
+    func testDeletingAModelAnotherContextChangedSinceThrowsInsteadOfLosingTheChange() throws {
+        let container = try makeContainer(Note.self)
+        let setup = ModelContext(container)
+        setup.insert(Note(title: "shared"))
+        setup.insert(Note(title: "other"))
+        try setup.save()
+
+        let editor = ModelContext(container), remover = ModelContext(container)
+        let edited = try XCTUnwrap(editor.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.title == "shared" })).first)
+        let stale = try remover.fetch(FetchDescriptor<Note>())
+        edited.body = "written after the other context read it"
+        try editor.save()
+        for note in stale { remover.delete(note) }
+        XCTAssertThrowsError(try remover.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .saveConflict)
+            XCTAssertTrue("\(error)".contains("changed by another context"), "\(error)")
+        }
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])).map(\.title),
+                       ["other", "shared"], "the failed save deleted nothing")
+
+        // Once it has seen the change, the delete goes through; a row another context already
+        // deleted is no conflict (nothing of anyone's is lost).
+        remover.rollback()
+        let fresh = try remover.fetch(FetchDescriptor<Note>())
+        let other = try XCTUnwrap(fresh.first { $0.title == "other" })
+        let alsoDeleted = ModelContext(container)
+        alsoDeleted.delete(try XCTUnwrap(alsoDeleted.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.title == "other" })).first))
+        try alsoDeleted.save()
+        for note in fresh { remover.delete(note) }
+        try remover.save()
+        XCTAssertTrue(other.isDeleted)
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Note>()), 0)
+    }
+
     func testManyContextsWritingAtOnceLoseNothing() async throws {
         let container = try makeContainer(Note.self)
         let deadline = Date().addingTimeInterval(2)

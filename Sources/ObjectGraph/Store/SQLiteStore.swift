@@ -570,7 +570,7 @@ final class SQLiteStore: @unchecked Sendable {
                 }
                 for storage in request.deletes {
                     guard let key = storage.primaryKey else { continue }
-                    try deleteRow(of: storage.layout, key: key, in: db)
+                    try deleteRow(of: storage.layout, key: key, in: db, expectedVersion: storage.version)
                 }
                 for (entity, keys) in keysByEntity(request.updates.filter(rewritesFullTextEntry).map(\.storage)) {
                     try fullTextIndexes[entity]?.remove(keys: keys, in: db)
@@ -950,8 +950,25 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Deletes a row and every join-table row that refers to it.
     /// The caller takes the row's full-text entry out first, with those of the other rows it deletes.
-    private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?").execute(arguments: [key])
+    /// Deletes a row and its join rows. With `expectedVersion`, a row another context changed since
+    /// this one read it is not deleted: the save fails, as a conflicting edit does, rather than throw
+    /// that change away. A row already deleted is no conflict: nothing of anyone's is lost.
+    private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database, expectedVersion: Int64? = nil) throws {
+        let table = layout.name.quotedIdentifier
+        if let expectedVersion {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \"_pk\" = ? AND \"_version\" = ?")
+                .execute(arguments: [key, expectedVersion])
+            if db.changesCount == 0,
+               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE \"_pk\" = ?"), arguments: [key]) ?? false {
+                throw SwiftDataError(
+                    .saveConflict,
+                    "\(layout.name) \(key) was changed by another context since this one read it. Nothing was saved: "
+                        + "fetch it again (or call rollback()) to see the change, then delete it again",
+                    entity: layout.name)
+            }
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \"_pk\" = ?").execute(arguments: [key])
+        }
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")
                 .execute(arguments: [key])
