@@ -278,12 +278,6 @@ final class RandomCascadeTests: StoreTestCase {
     }
 
     func testRandomEditsOfCascadesAndOneToOnesMatchThePlainModel() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let chosen: UInt64? = environment["RANDOM_CASCADE_SEED"].flatMap { UInt64($0) }
-        let seeds: [UInt64] = chosen.map { [$0] } ?? [20_261_127, 11, 500_009]
-        let steps = environment["RANDOM_CASCADE_STEPS"].flatMap(Int.init) ?? 400
-        for seed in seeds {
-            try run(seed: seed, steps: steps)
-        }
+        try forEachRandomRun(environmentPrefix: "RANDOM_CASCADE", seeds: [20_261_127, 11, 500_009], steps: 400) { try run(seed: $0, steps: $1) }
     }
 }

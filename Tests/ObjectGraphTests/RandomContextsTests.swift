@@ -149,12 +149,6 @@ final class RandomContextsTests: StoreTestCase {
     }
 
     func testTwoContextsEditingInTurnMatchThePlainModel() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let chosen: UInt64? = environment["RANDOM_CONTEXTS_SEED"].flatMap { UInt64($0) }
-        let seeds: [UInt64] = chosen.map { [$0] } ?? [20_261_127, 3, 77]
-        let steps = environment["RANDOM_CONTEXTS_STEPS"].flatMap(Int.init) ?? 500
-        for seed in seeds {
-            try run(seed: seed, steps: steps)
-        }
+        try forEachRandomRun(environmentPrefix: "RANDOM_CONTEXTS", seeds: [20_261_127, 3, 77], steps: 500) { try run(seed: $0, steps: $1) }
     }
 }

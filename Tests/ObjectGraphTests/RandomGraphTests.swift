@@ -349,12 +349,6 @@ final class RandomGraphTests: StoreTestCase {
     private struct Diverged: Error {}
 
     func testRandomEditsThroughEitherSideMatchThePlainModel() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let chosen: UInt64? = environment["RANDOM_GRAPH_SEED"].flatMap { UInt64($0) }
-        let seeds: [UInt64] = chosen.map { [$0] } ?? [20_261_127, 7, 1_000_003]
-        let steps = environment["RANDOM_GRAPH_STEPS"].flatMap(Int.init) ?? 400
-        for seed in seeds {
-            try run(seed: seed, steps: steps)
-        }
+        try forEachRandomRun(environmentPrefix: "RANDOM_GRAPH", seeds: [20_261_127, 7, 1_000_003], steps: 400) { try run(seed: $0, steps: $1) }
     }
 }

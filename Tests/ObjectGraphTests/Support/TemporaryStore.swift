@@ -64,3 +64,16 @@ class StoreTestCase: XCTestCase {
         return (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
     }
 }
+
+extension StoreTestCase {
+    /// Runs a random test's sequence for each of `seeds`, of `steps` steps, or for the one seed and
+    /// the number of steps the environment names (`<prefix>_SEED`, `<prefix>_STEPS`), to hunt with others.
+    func forEachRandomRun(environmentPrefix prefix: String, seeds: [UInt64], steps: Int, _ run: (UInt64, Int) throws -> Void) rethrows {
+        let environment = ProcessInfo.processInfo.environment
+        let chosen: UInt64? = environment["\(prefix)_SEED"].flatMap { UInt64($0) }
+        let count = environment["\(prefix)_STEPS"].flatMap { Int($0) } ?? steps
+        for seed in chosen.map({ [$0] }) ?? seeds {
+            try run(seed, count)
+        }
+    }
+}
