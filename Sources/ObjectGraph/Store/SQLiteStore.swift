@@ -869,8 +869,9 @@ final class SQLiteStore: @unchecked Sendable {
         _ table: RelationshipMapping.JoinTable, ownerKey: Int64, added: [Int64], removed: [Int64], in db: Database
     ) throws {
         guard table.isWriter else {
-            if added.count > 1 || !removed.isEmpty {
-                try remakeRowsInJoiningOrder(table, ownerKey: ownerKey, joined: added, rejoined: Set(removed).intersection(added), in: db)
+            let rejoined = removed.isEmpty ? [] : Set(removed).intersection(added)
+            if added.count > 1 || !rejoined.isEmpty {
+                try remakeRowsInJoiningOrder(table, ownerKey: ownerKey, joined: added, rejoined: rejoined, in: db)
             }
             return
         }
@@ -950,16 +951,17 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Deletes a row and every join-table row that refers to it.
     /// The caller takes the row's full-text entry out first, with those of the other rows it deletes.
-    /// Deletes a row and its join rows. With `expectedVersion`, a row another context changed since
-    /// this one read it is not deleted: the save fails, as a conflicting edit does, rather than throw
-    /// that change away. A row already deleted is no conflict: nothing of anyone's is lost.
+    ///
+    /// With `expectedVersion`, a row another context changed since this one read it is not deleted:
+    /// the save fails, as a conflicting edit does, rather than throw that change away. A row already
+    /// deleted is no conflict: nothing of anyone's is lost.
     private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database, expectedVersion: Int64? = nil) throws {
-        let table = layout.name.quotedIdentifier
+        let rowTable = layout.name.quotedIdentifier
         if let expectedVersion {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \"_pk\" = ? AND \"_version\" = ?")
+            try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ? AND \"_version\" = ?")
                 .execute(arguments: [key, expectedVersion])
             if db.changesCount == 0,
-               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE \"_pk\" = ?"), arguments: [key]) ?? false {
+               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(rowTable) WHERE \"_pk\" = ?"), arguments: [key]) ?? false {
                 throw SwiftDataError(
                     .saveConflict,
                     "\(layout.name) \(key) was changed by another context since this one read it. Nothing was saved: "
@@ -967,7 +969,7 @@ final class SQLiteStore: @unchecked Sendable {
                     entity: layout.name)
             }
         } else {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \"_pk\" = ?").execute(arguments: [key])
+            try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ?").execute(arguments: [key])
         }
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")
