@@ -97,14 +97,9 @@ final class RandomCascadeTests: StoreTestCase {
         return graph
     }
 
-    private struct Diverged: Error {}
 
     private func run(seed: UInt64, steps: Int) throws {
         var random = SeededGenerator(seed: seed)
-        func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
-        func pick(_ names: some Collection<String>) -> String? {
-            names.isEmpty ? nil : names.sorted()[Int.random(in: 0..<names.count, using: &random)]
-        }
         let url = folder.appendingPathComponent("cascade-\(seed).store")
         func open() throws -> ModelContainer {
             try ModelContainer(for: Library.self, Book.self, configurations: ModelConfiguration(url: url))
@@ -134,12 +129,12 @@ final class RandomCascadeTests: StoreTestCase {
             let expected = now.graph
             let trail = log.suffix(30).joined(separator: "\n")
             var readers = [("a fresh context", ModelContext(container)), ("another container", ModelContext(otherProcess))]
-            if chance(33) { readers.append(("the live context", context)) }
+            if random.chance(33) { readers.append(("the live context", context)) }
             for (reader, readingContext) in readers {
                 let seen = try observed(in: readingContext)
                 guard seen != expected else { continue }
                 XCTFail("seed \(seed), \(moment), \(reader) (seen vs expected):\n\(seen.difference(from: expected))\nlast steps:\n\(trail)")
-                throw Diverged()
+                throw RandomRunDiverged()
             }
         }
 
@@ -152,19 +147,19 @@ final class RandomCascadeTests: StoreTestCase {
                 log.append("new library \(made.name)")
             case 5..<14:
                 let made = Shelf(label: name("s"))
-                let owner = chance(80) ? pick(now.libraries) : nil
+                let owner = random.chance(80) ? random.pick(now.libraries) : nil
                 if let owner {
-                    if chance(50) { made.library = try library(owner) } else { try library(owner).shelves.append(made) }
+                    if random.chance(50) { made.library = try library(owner) } else { try library(owner).shelves.append(made) }
                 }
                 context.insert(made)
                 now.shelfLibrary[made.label] = .some(owner)
                 log.append("new shelf \(made.label) in \(owner ?? "-")")
             case 14..<26:
                 let made = Volume(title: name("v"))
-                let owner = chance(80) ? pick(now.shelfLibrary.keys) : nil
-                if chance(50) { context.insert(made) }
+                let owner = random.chance(80) ? random.pick(now.shelfLibrary.keys) : nil
+                if random.chance(50) { context.insert(made) }
                 if let owner {
-                    if chance(50) { made.shelf = try shelf(owner) } else { try shelf(owner).volumes.append(made) }
+                    if random.chance(50) { made.shelf = try shelf(owner) } else { try shelf(owner).volumes.append(made) }
                 }
                 context.insert(made)
                 now.volumeShelf[made.title] = .some(owner)
@@ -176,21 +171,21 @@ final class RandomCascadeTests: StoreTestCase {
                 log.append("new book \(made.title)")
             case 34..<42:
                 let made = ISBN(code: name("n"))
-                let owner = chance(60) ? pick(now.bookISBN.keys) : nil
+                let owner = random.chance(60) ? random.pick(now.bookISBN.keys) : nil
                 if let owner {
-                    if chance(50) { made.book = try book(owner) } else { try book(owner).isbn = made }
+                    if random.chance(50) { made.book = try book(owner) } else { try book(owner).isbn = made }
                 }
                 context.insert(made)
                 now.isbns.insert(made.code)
                 now.pair(book: owner, isbn: made.code)
                 log.append("new isbn \(made.code) for \(owner ?? "-")")
             case 42..<50:
-                guard let label = pick(now.shelfLibrary.keys) else { continue }
-                let target = chance(85) ? pick(now.libraries) : nil
+                guard let label = random.pick(now.shelfLibrary.keys) else { continue }
+                let target = random.chance(85) ? random.pick(now.libraries) : nil
                 let moved = try shelf(label)
-                if let target, chance(50) {
+                if let target, random.chance(50) {
                     try library(target).shelves.append(moved)
-                } else if target == nil, chance(50), let old = now.shelfLibrary[label] ?? nil {
+                } else if target == nil, random.chance(50), let old = now.shelfLibrary[label] ?? nil {
                     try library(old).shelves.removeAll { $0.label == label }
                 } else {
                     moved.library = try target.map(library)
@@ -198,12 +193,12 @@ final class RandomCascadeTests: StoreTestCase {
                 now.shelfLibrary[label] = .some(target)
                 log.append("move shelf \(label) to \(target ?? "-")")
             case 50..<60:
-                guard let title = pick(now.volumeShelf.keys) else { continue }
-                let target = chance(85) ? pick(now.shelfLibrary.keys) : nil
+                guard let title = random.pick(now.volumeShelf.keys) else { continue }
+                let target = random.chance(85) ? random.pick(now.shelfLibrary.keys) : nil
                 let moved = try volume(title)
-                if let target, chance(50) {
+                if let target, random.chance(50) {
                     try shelf(target).volumes.append(moved)
-                } else if target == nil, chance(50), let old = now.volumeShelf[title] ?? nil {
+                } else if target == nil, random.chance(50), let old = now.volumeShelf[title] ?? nil {
                     try shelf(old).volumes.removeAll { $0.title == title }
                 } else {
                     moved.shelf = try target.map(shelf)
@@ -212,12 +207,12 @@ final class RandomCascadeTests: StoreTestCase {
                 log.append("move volume \(title) to \(target ?? "-")")
             case 60..<68:
                 // Pair or unpair a book and an ISBN, through either side.
-                guard let code = pick(now.isbns) else { continue }
-                let owner = chance(75) ? pick(now.bookISBN.keys) : nil
+                guard let code = random.pick(now.isbns) else { continue }
+                let owner = random.chance(75) ? random.pick(now.bookISBN.keys) : nil
                 if let owner {
-                    if chance(50) { try isbn(code).book = try book(owner) } else { try book(owner).isbn = try isbn(code) }
+                    if random.chance(50) { try isbn(code).book = try book(owner) } else { try book(owner).isbn = try isbn(code) }
                     now.pair(book: owner, isbn: code)
-                } else if chance(50), let holder = now.bookISBN.first(where: { $0.value == code })?.key {
+                } else if random.chance(50), let holder = now.bookISBN.first(where: { $0.value == code })?.key {
                     try book(holder).isbn = nil
                     now.pair(book: holder, isbn: nil)
                 } else {
@@ -226,27 +221,27 @@ final class RandomCascadeTests: StoreTestCase {
                 }
                 log.append("isbn \(code) for \(owner ?? "-")")
             case 68..<71:
-                guard let name = pick(now.libraries) else { continue }
+                guard let name = random.pick(now.libraries) else { continue }
                 context.delete(try library(name))
                 now.libraries.remove(name)
                 for (shelf, owner) in now.shelfLibrary where owner == name { now.deleteShelf(shelf) }
                 log.append("delete library \(name)")
             case 71..<74:
-                guard let label = pick(now.shelfLibrary.keys) else { continue }
+                guard let label = random.pick(now.shelfLibrary.keys) else { continue }
                 context.delete(try shelf(label))
                 now.deleteShelf(label)
                 log.append("delete shelf \(label)")
             case 74..<77:
-                guard let title = pick(now.volumeShelf.keys) else { continue }
+                guard let title = random.pick(now.volumeShelf.keys) else { continue }
                 context.delete(try volume(title))
                 now.volumeShelf[title] = nil
                 log.append("delete volume \(title)")
             case 77..<80:
-                if chance(50), let title = pick(now.bookISBN.keys) {
+                if random.chance(50), let title = random.pick(now.bookISBN.keys) {
                     context.delete(try book(title))
                     now.bookISBN[title] = nil
                     log.append("delete book \(title)")
-                } else if let code = pick(now.isbns) {
+                } else if let code = random.pick(now.isbns) {
                     context.delete(try isbn(code))
                     now.pair(book: nil, isbn: code)
                     now.isbns.remove(code)
@@ -257,10 +252,10 @@ final class RandomCascadeTests: StoreTestCase {
                 saved = now
                 log.append("save")
                 try check("step \(step), after a save")
-                if chance(30) {
+                if random.chance(30) {
                     context = ModelContext(container)
                     log.append("fresh context")
-                } else if chance(10) {
+                } else if random.chance(10) {
                     container = try open()
                     context = ModelContext(container)
                     log.append("container reopened")

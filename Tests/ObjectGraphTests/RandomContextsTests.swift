@@ -25,14 +25,9 @@ final class RandomContextsTests: StoreTestCase {
         func shownBody(_ title: String) -> String? { edits[title] ?? inserts[title] ?? base[title]?.body }
     }
 
-    private struct Diverged: Error {}
 
     private func run(seed: UInt64, steps: Int) throws {
         var random = SeededGenerator(seed: seed)
-        func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
-        func pick(_ names: some Collection<String>) -> String? {
-            names.isEmpty ? nil : names.sorted()[Int.random(in: 0..<names.count, using: &random)]
-        }
         let url = folder.appendingPathComponent("contexts-\(seed).store")
         let container = try ModelContainer(for: Note.self, configurations: ModelConfiguration(url: url))
         let otherProcess = try ModelContainer(for: Note.self, configurations: ModelConfiguration(url: url))
@@ -44,7 +39,7 @@ final class RandomContextsTests: StoreTestCase {
 
         func fail(_ message: String) throws -> Never {
             XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw Diverged()
+            throw RandomRunDiverged()
         }
         func checkStore(_ moment: String) throws {
             let expected = stored.mapValues(\.body)
@@ -77,7 +72,7 @@ final class RandomContextsTests: StoreTestCase {
                 log.append("\(which) fetch")
             case 20..<45:
                 let editable = side.models.keys.filter { !side.deletes.contains($0) }
-                guard let title = pick(editable), let note = side.models[title] else { continue }
+                guard let title = random.pick(editable), let note = side.models[title] else { continue }
                 let body = "\(title) edit \(step)"
                 note.body = body
                 if side.inserts[title] != nil { side.inserts[title] = body } else { side.edits[title] = body }
@@ -92,7 +87,7 @@ final class RandomContextsTests: StoreTestCase {
                 log.append("\(which) insert \(title)")
             case 57..<67:
                 let deletable = side.models.keys.filter { !side.deletes.contains($0) }
-                guard let title = pick(deletable), let note = side.models[title] else { continue }
+                guard let title = random.pick(deletable), let note = side.models[title] else { continue }
                 side.context.delete(note)
                 if side.inserts.removeValue(forKey: title) != nil {
                     side.models[title] = nil

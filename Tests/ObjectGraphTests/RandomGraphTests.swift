@@ -87,7 +87,6 @@ final class RandomGraphTests: StoreTestCase {
     /// One random run: `steps` edits, with saves, rollbacks, fresh contexts and reopened containers among them.
     private func run(seed: UInt64, steps: Int) throws {
         var random = SeededGenerator(seed: seed)
-        func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
 
         let url = self.folder.appendingPathComponent("graph-\(seed).store")
         func open() throws -> ModelContainer {
@@ -143,9 +142,6 @@ final class RandomGraphTests: StoreTestCase {
             liveItems = [:]
             liveTags = [:]
         }
-        func pick<T>(_ values: some Collection<T>) -> T? where T: Comparable {
-            values.isEmpty ? nil : values.sorted()[Int.random(in: 0..<values.count, using: &random)]
-        }
         func randomTags(upTo limit: Int) -> [String] {
             Array(now.tagMembers.keys.sorted().shuffled(using: &random).prefix(Int.random(in: 0...limit, using: &random)))
         }
@@ -157,27 +153,27 @@ final class RandomGraphTests: StoreTestCase {
             func compare(_ seen: Graph, _ reader: String) throws {
                 guard seen != expected else { return }
                 XCTFail("seed \(seed), \(moment), \(reader) (seen vs expected):\n\(seen.difference(from: expected))\nlast steps:\n\(trail)")
-                throw Diverged()
+                throw RandomRunDiverged()
             }
             try compare(try observed(in: ModelContext(container)), "a fresh context")
             try compare(try observed(in: ModelContext(otherProcess)), "another container")
             // Reading every side loads it, which would leave no unloaded side for later edits: the live
             // context is read at a third of the checks.
-            if chance(33) {
+            if random.chance(33) {
                 try compare(try observed(in: context), "the live context")
             }
             // Kept counts, brought up to date by the saves or recounted.
             func same<Value: Equatable>(_ counted: Value, _ expected: Value, _ what: String) throws {
                 guard counted != expected else { return }
                 XCTFail("seed \(seed), \(moment), \(what): counted \(counted), expected \(expected)\nlast steps:\n\(trail)")
-                throw Diverged()
+                throw RandomRunDiverged()
             }
             let counting = ModelContext(container)
-            if let name = pick(expected.folders) {
+            if let name = random.pick(expected.folders) {
                 let count = try counting.fetchCount(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.folder?.name == name }))
                 try same(count, expected.folderMembers[name]?.count, "snippets in \(name)")
             }
-            if let name = pick(expected.tagMembers.keys) {
+            if let name = random.pick(expected.tagMembers.keys) {
                 let count = try counting.fetchCount(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.tags.contains { $0.name == name } }))
                 try same(count, expected.tagMembers[name]?.count, "snippets with \(name)")
             }
@@ -185,10 +181,10 @@ final class RandomGraphTests: StoreTestCase {
             func titles(_ predicate: Predicate<SnippetItem>) throws -> Set<String> {
                 Set(try counting.fetch(FetchDescriptor(predicate: predicate)).map(\.title))
             }
-            if let name = pick(expected.folders) {
+            if let name = random.pick(expected.folders) {
                 try same(try titles(#Predicate { $0.folder?.name == name }), expected.folderMembers[name] ?? [], "snippets fetched in \(name)")
             }
-            if let name = pick(expected.tagMembers.keys) {
+            if let name = random.pick(expected.tagMembers.keys) {
                 try same(try titles(#Predicate { $0.tags.contains { $0.name == name } }), Set(expected.tagMembers[name] ?? []), "snippets fetched with \(name)")
             }
             try same(try titles(#Predicate { $0.folder == nil }), Set(expected.items.filter { $0.value.folder == nil }.keys), "unfiled snippets fetched")
@@ -232,14 +228,14 @@ final class RandomGraphTests: StoreTestCase {
                 let title = "i\(nextName)"
                 nextName += 1
                 let made = SnippetItem(title: title)
-                let insertFirst = chance(50)
+                let insertFirst = random.chance(50)
                 if insertFirst { context.insert(made) }
-                let folderName = chance(70) ? pick(now.folders) : nil
+                let folderName = random.chance(70) ? random.pick(now.folders) : nil
                 if let folderName {
-                    if chance(50) { made.folder = try folder(folderName) } else { try folder(folderName).snippets.append(made) }
+                    if random.chance(50) { made.folder = try folder(folderName) } else { try folder(folderName).snippets.append(made) }
                 }
                 let tags = randomTags(upTo: 3)
-                let throughTags = chance(50)
+                let throughTags = random.chance(50)
                 if throughTags {
                     for name in tags { try tag(name).snippets.append(made) }
                 } else {
@@ -248,17 +244,17 @@ final class RandomGraphTests: StoreTestCase {
                 // Unless inserted first, the snippet is inserted as a model reachable from a saved one,
                 // or by itself when nothing relates it.
                 if !insertFirst {
-                    if folderName == nil, tags.isEmpty || chance(50) { context.insert(made) } else { reachableOnly.insert(title) }
+                    if folderName == nil, tags.isEmpty || random.chance(50) { context.insert(made) } else { reachableOnly.insert(title) }
                 }
                 liveItems[title] = made
                 now.items[title] = ExpectedItem(folder: folderName, tags: [])
                 now.setTags(of: title, to: tags)
                 log.append("new item \(title) in \(folderName ?? "-") tags \(tags) \(insertFirst ? "inserted first" : "") \(throughTags ? "through tags" : "")")
             case 26..<40:
-                guard let title = pick(now.items.keys) else { continue }
-                let target = chance(80) ? pick(now.folders) : nil
+                guard let title = random.pick(now.items.keys) else { continue }
+                let target = random.chance(80) ? random.pick(now.folders) : nil
                 let snippet = try item(title)
-                switch (target, chance(50)) {
+                switch (target, random.chance(50)) {
                 case (let name?, true): snippet.folder = try folder(name)
                 case (let name?, false): try folder(name).snippets.append(snippet)
                 case (nil, true): snippet.folder = nil
@@ -268,21 +264,21 @@ final class RandomGraphTests: StoreTestCase {
                 now.items[title]?.folder = target
                 log.append("move \(title) to \(target ?? "-")")
             case 40..<54:
-                guard let title = pick(now.items.keys) else { continue }
+                guard let title = random.pick(now.items.keys) else { continue }
                 let tags = randomTags(upTo: 4)
                 try item(title).tags = try tags.map(tag)
                 now.setTags(of: title, to: tags)
                 log.append("tags of \(title) = \(tags)")
             case 54..<64:
                 // Through the tag's side: join, leave, or reorder.
-                guard let name = pick(now.tagMembers.keys), let members = now.tagMembers[name] else { continue }
+                guard let name = random.pick(now.tagMembers.keys), let members = now.tagMembers[name] else { continue }
                 let outside = now.items.keys.filter { !members.contains($0) }
-                if chance(40), let title = pick(outside) {
+                if random.chance(40), let title = random.pick(outside) {
                     try tag(name).snippets.append(try item(title))
                     now.tagMembers[name]?.append(title)
                     now.items[title]?.tags.append(name)
                     log.append("\(name) gains \(title)")
-                } else if chance(50), let title = pick(members) {
+                } else if random.chance(50), let title = random.pick(members) {
                     try tag(name).snippets.removeAll { $0.title == title }
                     now.tagMembers[name]?.removeAll { $0 == title }
                     now.items[title]?.tags.removeAll { $0 == name }
@@ -294,13 +290,13 @@ final class RandomGraphTests: StoreTestCase {
                     log.append("\(name) reordered \(order)")
                 }
             case 64..<70:
-                guard let title = pick(now.items.keys) else { continue }
+                guard let title = random.pick(now.items.keys) else { continue }
                 context.delete(try item(title))
                 liveItems[title] = nil
                 now.deleteItem(title)
                 log.append("delete item \(title)")
             case 70..<73:
-                guard let name = pick(now.folders) else { continue }
+                guard let name = random.pick(now.folders) else { continue }
                 context.delete(try folder(name))
                 liveFolders[name] = nil
                 now.folders.remove(name)
@@ -310,7 +306,7 @@ final class RandomGraphTests: StoreTestCase {
                 }
                 log.append("delete folder \(name)")
             case 73..<76:
-                guard let name = pick(now.tagMembers.keys) else { continue }
+                guard let name = random.pick(now.tagMembers.keys) else { continue }
                 context.delete(try tag(name))
                 liveTags[name] = nil
                 for title in now.tagMembers[name] ?? [] { now.items[title]?.tags.removeAll { $0 == name } }
@@ -322,11 +318,11 @@ final class RandomGraphTests: StoreTestCase {
                 try check("step \(step), after a save")
                 // Another context from here on, with nothing loaded, or the same; now and then the
                 // container is opened again, as after a restart.
-                if chance(30) {
+                if random.chance(30) {
                     context = ModelContext(container)
                     forgetLiveModels()
                     log.append("fresh context")
-                } else if chance(10) {
+                } else if random.chance(10) {
                     container = try open()
                     context = ModelContext(container)
                     forgetLiveModels()
@@ -345,8 +341,6 @@ final class RandomGraphTests: StoreTestCase {
         try check("the end")
     }
 
-    /// The plain model and the store part at the first difference; what follows it says nothing new.
-    private struct Diverged: Error {}
 
     func testRandomEditsThroughEitherSideMatchThePlainModel() throws {
         try forEachRandomRun(environmentPrefix: "RANDOM_GRAPH", seeds: [20_261_127, 7, 1_000_003], steps: 400) { try run(seed: $0, steps: $1) }

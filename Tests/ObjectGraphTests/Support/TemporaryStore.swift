@@ -77,3 +77,17 @@ extension StoreTestCase {
         }
     }
 }
+
+extension SeededGenerator {
+    /// True `percent` times in a hundred.
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
+
+    /// One of `values`, nil when there are none. Drawn from their sorted order: a set's or a
+    /// dictionary's own order changes from run to run, and a seed must draw the same value each time.
+    mutating func pick<T: Comparable>(_ values: some Collection<T>) -> T? {
+        values.isEmpty ? nil : values.sorted()[Int.random(in: 0..<values.count, using: &self)]
+    }
+}
+
+/// Thrown by a random test at its first difference from its plain model: what follows says nothing new.
+struct RandomRunDiverged: Error {}
