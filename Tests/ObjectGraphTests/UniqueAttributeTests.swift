@@ -157,6 +157,62 @@ final class UniqueAttributeTests: StoreTestCase {
         XCTAssertEqual(names, ["go", "swift"])
     }
 
+    /// The labels' names, as the store holds them, by name.
+    private func storedLabels() throws -> [String] {
+        try rawRows("SELECT name, uses FROM Label ORDER BY name").map { "\($0["name"] as String)=\($0["uses"] as Int)" }
+    }
+
+    func testTwoModelsSwappingTheirUniqueValuesSave() throws {
+        let container = try makeContainer(Label.self)
+        let context = ModelContext(container)
+        let first = Label(name: "swift", uses: 1)
+        let second = Label(name: "rust", uses: 2)
+        context.insert(first)
+        context.insert(second)
+        try context.save()
+
+        first.name = "rust"
+        second.name = "swift"
+        try context.save()
+        XCTAssertEqual(try storedLabels(), ["rust=1", "swift=2"])
+        let fresh = try ModelContext(container).fetch(FetchDescriptor<Label>(sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(fresh.map(\.persistentModelID), [first, second].map(\.persistentModelID))
+    }
+
+    func testAUniqueValuePassedAlongAChainSavesInTheOrderItWasEdited() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        let labels = ["a", "b", "c"].enumerated().map { Label(name: $0.element, uses: $0.offset) }
+        for label in labels { context.insert(label) }
+        try context.save()
+
+        // Each takes the next one's name, the first edit first: "b" is still held when "a" takes it.
+        labels[0].name = "b"
+        labels[1].name = "c"
+        labels[2].name = "d"
+        try context.save()
+        XCTAssertEqual(try storedLabels(), ["b=0", "c=1", "d=2"])
+    }
+
+    func testAValueThatStillCollidesAfterTheOthersMoveThrowsAndWritesNothing() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        let labels = ["a", "b", "c"].enumerated().map { Label(name: $0.element, uses: $0.offset) }
+        for label in labels { context.insert(label) }
+        try context.save()
+
+        labels[0].name = "x"
+        labels[1].name = "c"        // "c" keeps its name
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .uniqueConstraintViolation)
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "name")
+        }
+        XCTAssertEqual(try storedLabels(), ["a=0", "b=1", "c=2"], "no row keeps a placeholder or a half-made move")
+        context.rollback()
+        labels[1].name = "z"
+        labels[2].name = "b"
+        try context.save()
+        XCTAssertEqual(try storedLabels(), ["a=0", "b=2", "z=1"])
+    }
+
     func testAUniqueAttributeNamedIDUpserts() throws {
         let id = UUID()
         let context = ModelContext(try makeContainer(Ticket.self))

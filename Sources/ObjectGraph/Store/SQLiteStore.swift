@@ -576,6 +576,7 @@ final class SQLiteStore: @unchecked Sendable {
                     try fullTextIndexes[entity]?.remove(keys: keys, in: db)
                     outOfFullTextIndex.insert(keys, of: entity)
                 }
+                try releaseUniqueValuesMovingBetweenRows(request.updates, in: db)
                 for (update, values) in zip(request.updates, updateRows) {
                     guard let key = update.storage.primaryKey else { continue }
                     let slots = update.changedSlots.map { update.storage.layout.slots[$0] }
@@ -1002,6 +1003,33 @@ final class SQLiteStore: @unchecked Sendable {
                         + "fetch it again (or call rollback()) and redo the change"
                     : "\(layout.name) \(key) was deleted by another context since this one read it. Nothing was saved",
                 entity: layout.name)
+        }
+    }
+
+    /// Unique values may move between rows in one save: two tags swap names, or each of a chain takes
+    /// the next one's. SQLite checks a unique index at every row's UPDATE, not at the commit, so the
+    /// first row to take its new value would collide with a row that is about to let go of it. When
+    /// several updates of an entity change unique attributes, those rows let go of their values first,
+    /// to a placeholder no other row holds, and the updates then write the new values; a value that
+    /// still collides once every row has moved is a true violation, and throws as before.
+    private func releaseUniqueValuesMovingBetweenRows(_ updates: [SaveRequest.Update], in db: Database) throws {
+        var moving: [String: [(layout: EntityLayout, key: Int64, slots: [PropertySlot])]] = [:]
+        for update in updates {
+            guard let key = update.storage.primaryKey else { continue }
+            let layout = update.storage.layout
+            let slots = update.changedSlots.map { layout.slots[$0] }.filter(\.isUnique)
+            if !slots.isEmpty { moving[layout.name, default: []].append((layout, key, slots)) }
+        }
+        for rows in moving.values where rows.count > 1 {
+            for row in rows {
+                // A BLOB never equals a number or a text, and a column's declared type does not convert
+                // one (the tables are not STRICT); the marker and the row's own key keep it apart from
+                // other rows' placeholders and from any Data a unique attribute could hold in practice.
+                var bytes = Data("objectgraph.unique-value-in-transit.".utf8)
+                withUnsafeBytes(of: row.key.bigEndian) { bytes.append(contentsOf: $0) }
+                try updateRow(row.layout, key: row.key, slots: row.slots,
+                              values: Array(repeating: bytes.databaseValue, count: row.slots.count), in: db, bumpsVersion: false)
+            }
         }
     }
 
