@@ -129,6 +129,81 @@ final class UniqueAttributeTests: StoreTestCase {
         XCTAssertEqual(later.persistentModelID, earlier.persistentModelID)
     }
 
+    func testEveryPendingInsertOfOneValueShowsTheRowItBecame() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        let inserts = [1, 2, 3].map { Label(name: "dup", uses: $0) }
+        for label in inserts { context.insert(label) }
+        try context.save()
+
+        XCTAssertEqual(try storedLabels(), ["dup=3"])
+        XCTAssertEqual(inserts.map(\.uses), [3, 3, 3], "the middle insert as well as the first shows the last one's values")
+        XCTAssertEqual(Set(inserts.map(\.persistentModelID)).count, 1)
+    }
+
+    func testAnInsertThatTookOverARegisteredModelsRowKeepsSavingItsEdits() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        let original = Label(name: "swift", uses: 1)
+        context.insert(original)
+        try context.save()
+        let duplicate = Label(name: "swift", uses: 2)
+        context.insert(duplicate)
+        try context.save()
+
+        // The usual upsert: insert, save, then go on editing the model just inserted.
+        duplicate.uses = 7
+        XCTAssertTrue(context.hasChanges)
+        try context.save()
+        XCTAssertEqual(try storedLabels(), ["swift=7"])
+        XCTAssertEqual(original.uses, 7, "both models stand for the one row")
+        original.uses = 8
+        XCTAssertEqual(duplicate.uses, 8)
+
+        context.delete(duplicate)
+        try context.save()
+        XCTAssertEqual(try storedLabels(), [])
+        XCTAssertTrue(original.isDeleted)
+    }
+
+    func testAPendingInsertMergedIntoAnotherKeepsSavingItsEdits() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        let earlier = Label(name: "dup", uses: 1)
+        let later = Label(name: "dup", uses: 2)
+        context.insert(earlier)
+        context.insert(later)
+        try context.save()
+
+        later.uses = 9
+        try context.save()
+        XCTAssertEqual(try storedLabels(), ["dup=9"])
+        XCTAssertEqual(earlier.uses, 9)
+        XCTAssertTrue(later.modelContext === context)
+    }
+
+    func testInsertsMergedInASaveThatThrewFollowTheRowTheNextSaveGivesThem() throws {
+        let context = ModelContext(try makeContainer(Label.self))
+        let original = Label(name: "swift", uses: 1)
+        let go = Label(name: "go")
+        let zig = Label(name: "zig")
+        for label in [original, go, zig] { context.insert(label) }
+        try context.save()
+
+        let earlier = Label(name: "swift", uses: 2)
+        let later = Label(name: "swift", uses: 3)
+        context.insert(earlier)
+        context.insert(later)
+        go.name = "zig"
+        XCTAssertThrowsError(try context.save(), "go cannot take zig's name")
+        go.name = "c"
+        try context.save()
+
+        // `later` met `earlier` in the first save; the second gave `earlier` the row `original` holds.
+        XCTAssertEqual([original, earlier, later].map(\.uses), [3, 3, 3])
+        later.uses = 9
+        try context.save()
+        XCTAssertEqual(try storedLabels(), ["c=0", "swift=9", "zig=0"])
+        XCTAssertEqual([original, earlier].map(\.uses), [9, 9])
+    }
+
     func testChangingAUniqueValueToOneAnotherModelHoldsThrowsAndRollbackRecovers() throws {
         let context = ModelContext(try makeContainer(Label.self))
         let swift = Label(name: "swift")

@@ -25,6 +25,9 @@ public final class ModelContext: Equatable {
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var pendingBatchDeletes: [BatchDelete] = []
+    /// Pending inserts merged into an earlier one of the same unique value, sharing its backing data,
+    /// until the save that writes it succeeds or a rollback discards it.
+    private var mergedInserts: [any PersistentModel] = []
     /// Errors found by non-throwing calls (such as `insert` of a model owned by another context),
     /// thrown by the next `save()`.
     var deferredErrors: [SwiftDataError] = []
@@ -117,6 +120,9 @@ public final class ModelContext: Equatable {
             return
         }
         guard storage.context === self else { return }
+        // A model merged into another by a unique value shares its backing data: the context knows
+        // the row by the other model.
+        let model = storage.model as? T ?? model
         let key = ObjectIdentifier(model)
         storage.isDeleted = true
         if inserted.removeValue(forKey: key) != nil {
@@ -215,6 +221,13 @@ public final class ModelContext: Equatable {
 
         let result = try store.save(request)
         apply(result, of: request)
+        // A merged insert shares the backing data of the one it met, which may itself have taken over
+        // a row the context held under another model just now: it shares that one's too. (A save that
+        // throws keeps them, merged, for the next.)
+        for model in mergedInserts {
+            if let target = model.storage.mergedInto { model.shareBackingData(with: target) }
+        }
+        mergedInserts.removeAll()
     }
 
     /// Runs `block`, then saves what it changed.
@@ -230,6 +243,7 @@ public final class ModelContext: Equatable {
         }
         inserted.removeAll()
         insertionOrder.removeAll()
+        mergedInserts.removeAll()
         for model in deleted.values { model.storage.isDeleted = false }
         // A deleted model leaves the changed list (its row is not updated, but deleted), yet keeps
         // whatever was changed before its deletion: it is put back too.
@@ -392,7 +406,8 @@ public final class ModelContext: Equatable {
     }
 
     /// Two pending inserts with the same unique value would both hit the unique index; as an upsert
-    /// would, the later insert's values go to the earlier model and the later one is dropped.
+    /// would, the later insert's values go to the earlier model, whose backing data the later one
+    /// then shares.
     private func mergePendingUniqueCollisions() {
         /// A unique attribute of an entity. Not its name: building "Entity.attribute" for every insert
         /// of a large save cost more than the lookup.
@@ -423,6 +438,8 @@ public final class ModelContext: Equatable {
             storage.mergedInto = earlier
             storage.context = nil
             inserted[key] = nil
+            model.shareBackingData(with: earlier)
+            mergedInserts.append(model)
         }
         insertionOrder.removeAll { inserted[$0] == nil }
     }
@@ -452,11 +469,13 @@ public final class ModelContext: Equatable {
                         // Every value is now the insert's: none is left to read from the store.
                         target.unloadedSlots = []
                         target.committedRow = storage.committedRow
+                        target.version = storage.version
                         target.committedExternalFiles = storage.committedExternalFiles
                         storage.mergedInto = target
                         storage.primaryKey = nil
                         storage.context = nil
                         changed[ObjectIdentifier(existing)] = nil
+                        model.shareBackingData(with: target)
                     } else {
                         registered[storage.identifier] = model
                     }

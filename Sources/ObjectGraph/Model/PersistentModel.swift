@@ -69,6 +69,14 @@ extension PersistentModel {
         return []
     }
 
+    /// Makes this model read and write `target`, the backing data of the model whose row it became
+    /// (a pending insert that met another of the same unique value, or took over a saved row the
+    /// context already holds): its edits and its deletion then reach that row instead of a backing
+    /// data no context holds any more, and it shows the row's values, whichever model changes them.
+    func shareBackingData(with target: ModelStorage) {
+        if let shared = target as? DefaultBackingData<Self> { persistentBackingData = shared }
+    }
+
     var storage: ModelStorage {
         // Through AnyObject, the cast is a class cast, not the general cast from an existential.
         guard let storage = (persistentBackingData as AnyObject) as? ModelStorage else {
