@@ -261,6 +261,40 @@ final class ModelContextTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Label>()), 1)
     }
 
+    func testADeleteByPredicateJudgesTheContextsChangedModelsAsTheyAreInMemory() throws {
+        let container = try makeContainer(Label.self)
+        let context = ModelContext(container)
+        let raised = Label(name: "raised", uses: 1)
+        let lowered = Label(name: "lowered", uses: 5)
+        let rare = Label(name: "rare", uses: 2)
+        for label in [raised, lowered, rare] { context.insert(label) }
+        try context.save()
+
+        raised.uses = 10    // matched in the store, no longer in memory
+        lowered.uses = 2    // matches in memory only
+        try context.delete(model: Label.self, where: #Predicate { $0.uses < 3 })
+        XCTAssertEqual([raised, lowered, rare].map(\.isDeleted), [false, true, true])
+        try context.save()
+
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Label>()).map { "\($0.name)=\($0.uses)" }
+        XCTAssertEqual(stored, ["raised=10"], "the change is saved, and the row it took out of the predicate stays")
+    }
+
+    func testAModelChangedAfterADeleteByPredicateKeepsItsRowAndItsChange() throws {
+        let container = try makeContainer(Label.self)
+        let other = ModelContext(container)
+        other.insert(Label(name: "late", uses: 1))
+        try other.save()
+
+        let context = ModelContext(container)
+        try context.delete(model: Label.self, where: #Predicate { $0.uses < 3 })
+        // Read after the delete was asked for (it was not in the context then), and changed.
+        let late = try XCTUnwrap(context.fetch(FetchDescriptor<Label>()).first)
+        late.uses = 2
+        try context.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Label>()).map { "\($0.name)=\($0.uses)" }, ["late=2"])
+    }
+
     func testTransactionSavesWhatTheBlockDid() throws {
         let context = ModelContext(try makeContainer(Note.self))
         try context.transaction {

@@ -217,7 +217,16 @@ public final class ModelContext: Equatable {
         for model in deleted.values {
             if model.storage.primaryKey != nil { request.deletes.append(model.storage) }
         }
-        request.batchDeletes = pendingBatchDeletes
+        // The context's own models are judged as they are in memory: those matching were deleted
+        // when the batch was asked for, and one changed (then or since) keeps its row, which may still
+        // match in the store. Deleting that row made the save throw a conflict over the model's own change.
+        request.batchDeletes = pendingBatchDeletes.map { batch in
+            var batch = batch
+            for model in changed.values where model.storage.layout === batch.layout {
+                if let key = model.storage.primaryKey { batch.keptKeys.insert(key) }
+            }
+            return batch
+        }
 
         let result = try store.save(request)
         apply(result, of: request)

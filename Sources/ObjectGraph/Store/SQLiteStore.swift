@@ -548,6 +548,7 @@ final class SQLiteStore: @unchecked Sendable {
                         db, sql: "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\" FROM \(batch.layout.name.quotedIdentifier) "
                             + "AS \(RowQuery.alias.quotedIdentifier)" + (batch.condition.map { " WHERE \($0.sql)" } ?? ""),
                         arguments: StatementArguments(columnValues: batch.condition?.arguments ?? []))
+                        .filter { !batch.keptKeys.contains($0) }
                     droppedFiles += try externalFileNames(of: batch.layout, keys: keys, in: db)
                     try fullTextIndexes[batch.layout.name]?.remove(keys: keys, in: db)
                     for key in keys { try deleteRow(of: batch.layout, key: key, in: db) }

@@ -48,6 +48,9 @@ struct SaveRequest {
 struct BatchDelete {
     let layout: EntityLayout
     let condition: SQLFragment?
+    /// Rows the condition may match in the store that stay: the context has changed their models, and
+    /// its view of its own models wins.
+    var keptKeys: Set<Int64> = []
 }
 
 /// What the store did, for the context to apply to its models once the transaction has committed.
