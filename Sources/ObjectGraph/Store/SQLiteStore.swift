@@ -1016,10 +1016,13 @@ final class SQLiteStore: @unchecked Sendable {
     private func releaseUniqueValuesMovingBetweenRows(_ updates: [SaveRequest.Update], in db: Database) throws {
         var moving: [String: [(layout: EntityLayout, key: Int64, slots: [PropertySlot])]] = [:]
         for update in updates {
-            guard let key = update.storage.primaryKey else { continue }
+            // Asked of every update of every save: most entities have no unique attribute, and most
+            // updates leave theirs alone, so nothing is built for those.
+            let unique = update.storage.layout.uniqueColumnSlots
+            guard !unique.isEmpty, let key = update.storage.primaryKey,
+                  unique.contains(where: { update.changedSlots.contains($0.index) }) else { continue }
             let layout = update.storage.layout
-            let slots = update.changedSlots.map { layout.slots[$0] }.filter(\.isUnique)
-            if !slots.isEmpty { moving[layout.name, default: []].append((layout, key, slots)) }
+            moving[layout.name, default: []].append((layout, key, unique.filter { update.changedSlots.contains($0.index) }))
         }
         for rows in moving.values where rows.count > 1 {
             for row in rows {
