@@ -204,6 +204,29 @@ final class UniqueAttributeTests: StoreTestCase {
         XCTAssertEqual([original, earlier].map(\.uses), [9, 9])
     }
 
+    func testAModelMergedIntoAnotherOutlivesThatModelAndItsContext() throws {
+        let container = try makeContainer(Playlist.self)
+        var kept: Playlist?
+        do {
+            let context = ModelContext(container)
+            context.insert(Playlist(name: "mix"))    // held by the context alone
+            try context.save()
+            let duplicate = Playlist(name: "mix")
+            duplicate.songs = [Song(title: "a")]
+            context.insert(duplicate)
+            try context.save()
+            kept = duplicate
+        }
+        // The context is gone, and with it the model the row was registered under; the one kept reads
+        // and changes the row's values, relationships included, without a context.
+        let playlist = try XCTUnwrap(kept)
+        XCTAssertEqual(playlist.name, "mix")
+        playlist.songs.append(Song(title: "b"))
+        XCTAssertEqual(playlist.songs.map(\.title), ["a", "b"])
+        let context = ModelContext(container)
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Playlist>()).first?.songs.map(\.title), ["a"])
+    }
+
     func testChangingAUniqueValueToOneAnotherModelHoldsThrowsAndRollbackRecovers() throws {
         let context = ModelContext(try makeContainer(Label.self))
         let swift = Label(name: "swift")

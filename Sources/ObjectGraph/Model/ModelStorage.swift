@@ -85,8 +85,38 @@ class ModelStorage {
     /// strongly. `unowned`, not `weak`: a weakly referenced object keeps its reference counts in a
     /// side table, and every retain and release of every model then took the runtime's slow path,
     /// a fifth of inserting and reading rows.
-    unowned var model: AnyObject? {
-        didSet { hasModel = model != nil }
+    private unowned var owner: AnyObject? {
+        didSet { hasModel = owner != nil }
+    }
+    /// The models that read and write this storage when there are several: a model merged into another
+    /// by a unique value shares that one's storage (`shareBackingData(with:)`), and either may go
+    /// first, so the storage can outlive any one of them. Weak, for those few models alone: reading
+    /// the unowned `owner` after it went would trap.
+    private var sharingModels: [WeakModel]?
+
+    /// The model this storage belongs to: its owner, or the first of the models sharing it still alive.
+    var model: AnyObject? {
+        get {
+            guard let sharingModels else { return owner }
+            return sharingModels.lazy.compactMap(\.object).first
+        }
+        set {
+            guard sharingModels != nil else {
+                owner = newValue
+                return
+            }
+            if let newValue { share(with: newValue) }
+        }
+    }
+
+    /// Lets `other` read and write this storage too, besides the model that owns it.
+    func share(with other: AnyObject) {
+        // The owner is alive here: its context holds it, as a pending insert or a registered model.
+        var sharing = sharingModels ?? owner.map { [WeakModel(object: $0)] } ?? []
+        if !sharing.contains(where: { $0.object === other }) { sharing.append(WeakModel(object: other)) }
+        sharingModels = sharing
+        owner = nil
+        hasModel = true
     }
     /// Whether `model` is set. Every property read asks (`adopt`), and reading an `unowned` reference
     /// to compare it with nil takes and drops a strong reference: more than the rest of the read.
@@ -206,6 +236,11 @@ class ModelStorage {
         guard let context else { return false }
         return context.hasPendingChanges(for: self)
     }
+}
+
+/// A model that may go before the storage it shares.
+struct WeakModel {
+    weak var object: AnyObject?
 }
 
 /// The backing data ObjectGraph gives every model: values in slots, indexed through the entity layout.

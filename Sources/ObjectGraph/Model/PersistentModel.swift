@@ -74,7 +74,9 @@ extension PersistentModel {
     /// context already holds): its edits and its deletion then reach that row instead of a backing
     /// data no context holds any more, and it shows the row's values, whichever model changes them.
     func shareBackingData(with target: ModelStorage) {
-        if let shared = target as? DefaultBackingData<Self> { persistentBackingData = shared }
+        guard let shared = target as? DefaultBackingData<Self>, shared !== storage else { return }
+        shared.share(with: self)
+        persistentBackingData = shared
     }
 
     var storage: ModelStorage {
