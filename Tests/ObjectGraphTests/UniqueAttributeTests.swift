@@ -260,6 +260,15 @@ final class UniqueAttributeTests: StoreTestCase {
         try rawRows("SELECT name, uses FROM Label ORDER BY name").map { "\($0["name"] as String)=\($0["uses"] as Int)" }
     }
 
+    /// A context holding saved labels of these names, each used as often as its place in the list.
+    private func savedLabels(named names: [String]) throws -> (ModelContext, [Label]) {
+        let context = ModelContext(try makeContainer(Label.self))
+        let labels = names.enumerated().map { Label(name: $0.element, uses: $0.offset) }
+        for label in labels { context.insert(label) }
+        try context.save()
+        return (context, labels)
+    }
+
     func testTwoModelsSwappingTheirUniqueValuesSave() throws {
         let container = try makeContainer(Label.self)
         let context = ModelContext(container)
@@ -278,10 +287,7 @@ final class UniqueAttributeTests: StoreTestCase {
     }
 
     func testAUniqueValuePassedAlongAChainSavesInTheOrderItWasEdited() throws {
-        let context = ModelContext(try makeContainer(Label.self))
-        let labels = ["a", "b", "c"].enumerated().map { Label(name: $0.element, uses: $0.offset) }
-        for label in labels { context.insert(label) }
-        try context.save()
+        let (context, labels) = try savedLabels(named: ["a", "b", "c"])
 
         // Each takes the next one's name, the first edit first: "b" is still held when "a" takes it.
         labels[0].name = "b"
@@ -292,10 +298,7 @@ final class UniqueAttributeTests: StoreTestCase {
     }
 
     func testAValueThatStillCollidesAfterTheOthersMoveThrowsAndWritesNothing() throws {
-        let context = ModelContext(try makeContainer(Label.self))
-        let labels = ["a", "b", "c"].enumerated().map { Label(name: $0.element, uses: $0.offset) }
-        for label in labels { context.insert(label) }
-        try context.save()
+        let (context, labels) = try savedLabels(named: ["a", "b", "c"])
 
         labels[0].name = "x"
         labels[1].name = "c"        // "c" keeps its name
