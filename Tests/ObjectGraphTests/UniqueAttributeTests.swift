@@ -165,12 +165,8 @@ final class UniqueAttributeTests: StoreTestCase {
     }
 
     func testAPendingInsertMergedIntoAnotherKeepsSavingItsEdits() throws {
-        let context = ModelContext(try makeContainer(Label.self))
-        let earlier = Label(name: "dup", uses: 1)
-        let later = Label(name: "dup", uses: 2)
-        context.insert(earlier)
-        context.insert(later)
-        try context.save()
+        let (context, labels) = try savedLabels(named: ["dup", "dup"])
+        let (earlier, later) = (labels[0], labels[1])
 
         later.uses = 9
         try context.save()
