@@ -283,16 +283,52 @@ final class ModelContextTests: StoreTestCase {
     func testAModelChangedAfterADeleteByPredicateKeepsItsRowAndItsChange() throws {
         let container = try makeContainer(Label.self)
         let other = ModelContext(container)
-        other.insert(Label(name: "late", uses: 1))
+        let saved = Label(name: "late", uses: 1)
+        other.insert(saved)
         try other.save()
 
         let context = ModelContext(container)
         try context.delete(model: Label.self, where: #Predicate { $0.uses < 3 })
-        // Read after the delete was asked for (it was not in the context then), and changed.
-        let late = try XCTUnwrap(context.fetch(FetchDescriptor<Label>()).first)
+        // Read after the delete was asked for (it was not in the context then; a fetch hides it now),
+        // and changed.
+        let late = try XCTUnwrap(context.model(for: saved.persistentModelID) as? Label)
         late.uses = 2
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Label>()).map(\.name), ["late"], "listed as it is in memory")
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Label>()), 1)
         try context.save()
         XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Label>()).map { "\($0.name)=\($0.uses)" }, ["late=2"])
+    }
+
+    func testAFetchAfterADeleteByPredicateNoLongerListsTheRowsItWillDelete() throws {
+        let container = try makeContainer(Label.self)
+        let other = ModelContext(container)
+        for (name, uses) in [("one", 1), ("two", 2), ("five", 5), ("nine", 9)] { other.insert(Label(name: name, uses: uses)) }
+        try other.save()
+
+        // None of the rows is loaded here: the context knows them only from the store.
+        let context = ModelContext(container)
+        try context.delete(model: Label.self, where: #Predicate { $0.uses < 3 })
+        let byUses = [SortDescriptor(\Label.uses)]
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Label>(sortBy: byUses)).map(\.name), ["five", "nine"])
+        var firstPage = FetchDescriptor<Label>(sortBy: byUses)
+        firstPage.fetchLimit = 1
+        XCTAssertEqual(try context.fetch(firstPage).map(\.name), ["five"])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Label>()), 2)
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Label>(predicate: #Predicate { $0.uses < 6 })), 1)
+        XCTAssertEqual(try context.fetchIdentifiers(FetchDescriptor<Label>()).count, 2)
+        var saved = FetchDescriptor<Label>()
+        saved.includePendingChanges = false
+        XCTAssertEqual(try context.fetchCount(saved), 4, "the store is unchanged until the save")
+        XCTAssertEqual(try context.fetch(saved).count, 4)
+
+        context.rollback()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Label>()), 4, "a rollback brings them back")
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Label>()).count, 4)
+
+        try context.delete(model: Label.self, where: #Predicate { $0.uses < 3 })
+        try context.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Label>(sortBy: byUses)).map(\.name), ["five", "nine"])
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Label>(sortBy: byUses)).map(\.name), ["five", "nine"])
     }
 
     func testTransactionSavesWhatTheBlockDid() throws {

@@ -7,7 +7,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let layout = try store.layout(for: T.self)
         var query = try rowQuery(for: descriptor, layout: layout)
-        let pending = descriptor.includePendingChanges ? pendingModels(of: T.self) : PendingModels<T>()
+        let pending = descriptor.includePendingChanges ? pendingModels(of: T.self, layout: layout) : PendingModels<T>()
         guard !pending.isEmpty else {
             let includeDeleted = !descriptor.includePendingChanges
             let unloaded = try unloadedSlots(for: descriptor.propertiesToFetch, layout: layout)
@@ -27,6 +27,7 @@ extension ModelContext {
         var results: [T] = []
         var seen = Set<ObjectIdentifier>()
         for row in try store.fetchRows(layout, query: query) {
+            if pending.awaitingBatchDelete.contains(row.primaryKey) { continue }
             guard let object = try model(T.self, from: row, layout: layout) else { continue }
             if pending.changed.contains(where: { $0 === object }) { continue }
             results.append(object)
@@ -48,9 +49,16 @@ extension ModelContext {
         let layout = try store.layout(for: T.self)
         var count = try savedCount(matching: descriptor.predicate, layout: layout)
         if descriptor.includePendingChanges {
-            let pending = pendingModels(of: T.self)
+            let pending = pendingModels(of: T.self, layout: layout)
             for object in pending.inserted where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
             for object in pending.deletedSaved where try matchesSavedState(object, descriptor.predicate) { count -= 1 }
+            if !pending.awaitingBatchDelete.isEmpty {
+                // A model loaded since the batch was asked for is counted above already if deleted, and
+                // kept by the save if changed.
+                let counted = Set((pending.deletedSaved + pending.changed).compactMap(\.storage.primaryKey))
+                let matching = try store.fetchKeys(layout, query: rowQuery(for: FetchDescriptor<T>(predicate: descriptor.predicate), layout: layout))
+                count -= matching.count { pending.awaitingBatchDelete.contains($0) && !counted.contains($0) }
+            }
         }
         if let offset = descriptor.fetchOffset { count = max(0, count - offset) }
         if let limit = descriptor.fetchLimit { count = min(count, limit) }
@@ -83,6 +91,7 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let layout = try store.layout(for: T.self)
         let deletedKeys = Set(deleted.values.compactMap { $0.storage.primaryKey })
+            .union(rowsAwaitingBatchDelete[layout.name] ?? [])
         return try store.fetchKeys(layout, query: try rowQuery(for: descriptor, layout: layout))
             .filter { !deletedKeys.contains($0) || !descriptor.includePendingChanges }
             .map { PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: $0) }
@@ -194,16 +203,19 @@ extension ModelContext {
         var inserted: [T] = []
         var changed: [T] = []
         var deletedSaved: [T] = []
-        var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deletedSaved.isEmpty }
+        /// Saved rows a pending `delete(model:where:)` will delete, not loaded (`rowsAwaitingBatchDelete`).
+        var awaitingBatchDelete: Set<Int64> = []
+        var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deletedSaved.isEmpty && awaitingBatchDelete.isEmpty }
         /// How many saved rows these changes can push out of, or pull into, a window of results.
-        var displacedCount: Int { changed.count + deletedSaved.count }
+        var displacedCount: Int { changed.count + deletedSaved.count + awaitingBatchDelete.count }
     }
 
-    private func pendingModels<T: PersistentModel>(of type: T.Type) -> PendingModels<T> {
+    private func pendingModels<T: PersistentModel>(of type: T.Type, layout: EntityLayout) -> PendingModels<T> {
         PendingModels(
             inserted: insertionOrder.compactMap { inserted[$0] as? T },
             changed: changed.values.compactMap { $0 as? T },
-            deletedSaved: deleted.values.compactMap { $0 as? T })
+            deletedSaved: deleted.values.compactMap { $0 as? T },
+            awaitingBatchDelete: rowsAwaitingBatchDelete.isEmpty ? [] : rowsAwaitingBatchDelete[layout.name] ?? [])
     }
 
     /// Whether a deleted model's saved row matches a predicate (its in-memory values stand in for the row).

@@ -25,6 +25,10 @@ public final class ModelContext: Equatable {
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var pendingBatchDeletes: [BatchDelete] = []
+    /// The saved rows, by entity name, that a pending `delete(model:where:)` matched when it was asked
+    /// for and whose models the context had not loaded: fetches hide them, as they hide the context's
+    /// own deleted models, until the save deletes them or a rollback brings them back.
+    var rowsAwaitingBatchDelete: [String: Set<Int64>] = [:]
     /// Pending inserts merged into an earlier one of the same unique value, sharing its backing data,
     /// until the save that writes it succeeds or a rollback discards it.
     private var mergedInserts: [any PersistentModel] = []
@@ -153,6 +157,11 @@ public final class ModelContext: Equatable {
         for object in registeredAndInsertedModels(of: T.self) where !object.isDeleted {
             if try predicate?.evaluate(object) ?? true { delete(object) }
         }
+        // The context's own models were judged above, as they are in memory.
+        let unloaded = try store.fetchKeys(layout, query: RowQuery(condition: condition)).filter { key in
+            registered[PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: key)] == nil
+        }
+        rowsAwaitingBatchDelete[layout.name, default: []].formUnion(unloaded)
         pendingBatchDeletes.append(BatchDelete(layout: layout, condition: condition))
         scheduleAutosave()
     }
@@ -259,6 +268,7 @@ public final class ModelContext: Equatable {
         let restored = Array(changed.values) + Array(deleted.values)
         deleted.removeAll()
         pendingBatchDeletes.removeAll()
+        rowsAwaitingBatchDelete.removeAll()
         for model in restored {
             let storage = model.storage
             guard let row = storage.committedRow else { continue }
@@ -524,6 +534,7 @@ public final class ModelContext: Equatable {
         changed.removeAll()
         deleted.removeAll()
         pendingBatchDeletes.removeAll()
+        rowsAwaitingBatchDelete.removeAll()
     }
 
     // MARK: Autosave
