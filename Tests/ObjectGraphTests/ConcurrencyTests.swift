@@ -35,6 +35,77 @@ final class ConcurrencyTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Note>()).first?.body, "second edit, redone")
     }
 
+    /// A many-to-many relationship lives in a join table, whose rows had no version: the second of two
+    /// tabs that changed one snippet's tags replaced the set, and the first tab's tag was gone without
+    /// a word. Changing a model's relationship now changes its version, as changing an attribute does.
+    func testTheSecondOfTwoTabsChangingOneSnippetsTagsThrowsInsteadOfLosingTheFirst() throws {
+        let container = try makeContainer(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let setup = ModelContext(container)
+        let snippet = SnippetItem(title: "query")
+        setup.insert(snippet)
+        for name in ["sql", "swift", "shell"] { setup.insert(SnippetTag(name: name)) }
+        snippet.tags = [try tag("sql", in: setup)]
+        try setup.save()
+
+        let firstTab = ModelContext(container), secondTab = ModelContext(container)
+        let inFirst = try XCTUnwrap(firstTab.fetch(FetchDescriptor<SnippetItem>()).first)
+        let inSecond = try XCTUnwrap(secondTab.fetch(FetchDescriptor<SnippetItem>()).first)
+        XCTAssertEqual(inSecond.tags.map(\.name), ["sql"])
+        inFirst.tags.append(try tag("swift", in: firstTab))
+        try firstTab.save()
+        inSecond.tags.append(try tag("shell", in: secondTab))
+        XCTAssertThrowsError(try secondTab.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .saveConflict, "\(error)")
+        }
+        XCTAssertEqual(try storedTagNames(of: "query", in: container), ["sql", "swift"], "the first tab's tag stays")
+
+        secondTab.rollback()
+        let refreshed = try XCTUnwrap(secondTab.fetch(FetchDescriptor<SnippetItem>()).first)
+        XCTAssertEqual(refreshed.tags.map(\.name), ["sql", "swift"], "the next fetch brings the other tab's tags")
+        refreshed.tags.append(try tag("shell", in: secondTab))
+        try secondTab.save()
+        XCTAssertEqual(try storedTagNames(of: "query", in: container), ["sql", "swift", "shell"])
+    }
+
+    /// Joining a tag through the tag's side, without loading the snippet's tags, adds one join row and
+    /// removes none: it loses nothing of another tab's, so it is no conflict, but it still changes the
+    /// snippet's version, so that a tab holding the snippet's old tags cannot then write them back.
+    func testTaggingThroughTheTagsSideChangesTheSnippetsVersionWithoutConflicting() throws {
+        let container = try makeContainer(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let setup = ModelContext(container)
+        setup.insert(SnippetItem(title: "query"))
+        for name in ["sql", "swift", "shell"] { setup.insert(SnippetTag(name: name)) }
+        try setup.save()
+
+        let holder = ModelContext(container), tagger = ModelContext(container), editor = ModelContext(container)
+        let held = try XCTUnwrap(holder.fetch(FetchDescriptor<SnippetItem>()).first)
+        XCTAssertEqual(held.tags.map(\.name), [])
+        let inEditor = try XCTUnwrap(editor.fetch(FetchDescriptor<SnippetItem>()).first)
+        inEditor.title = "query, renamed"
+        try editor.save()
+
+        // The tagger read the snippet before the rename, and adds it to a tag from the tag's side.
+        let snippetInTagger = try XCTUnwrap(tagger.fetch(FetchDescriptor<SnippetItem>()).first)
+        try tag("swift", in: tagger).snippets.append(snippetInTagger)
+        try tagger.save()
+        XCTAssertEqual(try storedTagNames(of: "query, renamed", in: container), ["swift"])
+
+        held.tags.append(try tag("shell", in: holder))
+        XCTAssertThrowsError(try holder.save(), "the holder's view of the tags is older than the store's") { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .saveConflict, "\(error)")
+        }
+        XCTAssertEqual(try storedTagNames(of: "query, renamed", in: container), ["swift"])
+    }
+
+    private func tag(_ name: String, in context: ModelContext) throws -> SnippetTag {
+        try XCTUnwrap(context.fetch(FetchDescriptor<SnippetTag>(predicate: #Predicate { $0.name == name })).first)
+    }
+
+    private func storedTagNames(of title: String, in container: ModelContainer) throws -> [String] {
+        let snippet = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == title })).first)
+        return snippet.tags.map(\.name)
+    }
+
     func testAnUnchangedModelIsRefreshedByTheNextFetch() throws {
         let container = try makeContainer(Note.self)
         let reader = ModelContext(container)

@@ -509,6 +509,8 @@ public final class ModelContext: Equatable {
         }
         for model in changed.values {
             let storage = model.storage
+            // A model whose relationship alone changed has a new version too (see `bumpVersionsOfRelationshipOwners`).
+            if let version = result.versions[ObjectIdentifier(storage)] { storage.version = version }
             for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
             // The store now holds what was waiting in unloaded relationships.
             for slot in storage.layout.toManySlots where storage.pendingMembership(at: slot.index) != nil {

@@ -680,6 +680,7 @@ final class SQLiteStore: @unchecked Sendable {
                                            removed: removed.compactMap { key(of: $0) }, in: db)
                     }
                 }
+                try bumpVersionsOfRelationshipOwners(request, skipping: tookOverRows, result: &result, in: db)
                 for write in request.joinWrites where write.table.isWriter { try apply(write) }
                 for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
                 for write in request.joinWrites where !write.table.isWriter { try apply(write) }
@@ -750,6 +751,7 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
         for write in request.joinWrites { change.rowsChanged(in: write.table.name) }
+        for owner in savedOwnersOfJoinRows(in: request).values { change.columnsUpdated(["_version"], in: owner.storage.layout.name) }
         return change
     }
 
@@ -976,6 +978,46 @@ final class SQLiteStore: @unchecked Sendable {
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")
                 .execute(arguments: [key])
+        }
+    }
+
+    /// The saved models whose join rows a save writes (from the side that owns the rows), each with
+    /// whether one of its writes replaces the set (rather than adding and removing given members).
+    private func savedOwnersOfJoinRows(in request: SaveRequest) -> [ObjectIdentifier: (storage: ModelStorage, replaces: Bool)] {
+        var owners: [ObjectIdentifier: (storage: ModelStorage, replaces: Bool)] = [:]
+        for write in request.joinWrites where write.table.isWriter && write.owner.primaryKey != nil {
+            var replaces = owners[ObjectIdentifier(write.owner)]?.replaces ?? false
+            if case .replace = write.change { replaces = true }
+            owners[ObjectIdentifier(write.owner)] = (write.owner, replaces)
+        }
+        return owners
+    }
+
+    /// A model's to-many relationship is part of its state, as its columns are, but lives in join rows
+    /// that carry no version: the second of two contexts to change one snippet's tags replaced the
+    /// set, and the first one's tag was lost without a word. So the owner's row version follows its
+    /// join rows. A save that replaces the set must find the version it read, or it fails as a
+    /// conflicting edit does; one that only adds and removes given members (a relationship changed
+    /// from its other side, never loaded here) loses nothing of another context's and is no conflict,
+    /// but still moves the version on, so that a context holding the older set cannot write it back.
+    /// An owner whose columns the save updates has its version checked and moved on by that update.
+    private func bumpVersionsOfRelationshipOwners(
+        _ request: SaveRequest, skipping tookOverRows: Set<ObjectIdentifier>, result: inout SaveResult, in db: Database
+    ) throws {
+        let updated = Set(request.updates.map { ObjectIdentifier($0.storage) })
+        for (identifier, (storage, replaces)) in savedOwnersOfJoinRows(in: request) {
+            guard let key = storage.primaryKey, !updated.contains(identifier), !tookOverRows.contains(identifier) else { continue }
+            if replaces {
+                try updateRow(storage.layout, key: key, slots: [], values: [], in: db, expectedVersion: storage.version)
+                result.versions[identifier] = storage.version + 1
+            } else {
+                try updateRow(storage.layout, key: key, slots: [], values: [], in: db)
+                let version = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT \"_version\" FROM \(storage.layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
+                    arguments: [key])
+                // A context that read an older version keeps it: its other values are that old too.
+                if version == storage.version + 1 { result.versions[identifier] = version }
+            }
         }
     }
 
