@@ -97,6 +97,81 @@ final class ConcurrencyTests: StoreTestCase {
         XCTAssertEqual(try storedTagNames(of: "query, renamed", in: container), ["swift"])
     }
 
+    /// A folder's snippets live in the snippets' rows, and a tag's in join rows the snippets' side
+    /// writes: another context's save changes them without changing the folder's or the tag's row. A
+    /// long-lived context (an app's main context, next to a background import) kept the arrays it had
+    /// loaded for good, through every fetch. A fetch now reads them again once the store has moved on.
+    func testAFetchShowsAnotherContextsChangesToAFoldersAndATagsSnippets() throws {
+        let container = try makeContainer(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let setup = ModelContext(container)
+        let inbox = SnippetFolder(name: "inbox")
+        let first = SnippetItem(title: "first")
+        let sql = SnippetTag(name: "sql")
+        for model in [inbox, first, sql] as [any PersistentModel] { setup.insert(model) }
+        first.folder = inbox
+        first.tags = [sql]
+        try setup.save()
+
+        let main = ModelContext(container)
+        let folder = try XCTUnwrap(main.fetch(FetchDescriptor<SnippetFolder>()).first)
+        let label = try tag("sql", in: main)
+        XCTAssertEqual(folder.snippets.map(\.title), ["first"])
+        XCTAssertEqual(label.snippets.map(\.title), ["first"])
+
+        let background = ModelContext(container)
+        let second = SnippetItem(title: "second")
+        background.insert(second)
+        second.folder = try XCTUnwrap(background.fetch(FetchDescriptor<SnippetFolder>()).first)
+        second.tags = [try tag("sql", in: background)]
+        try background.save()
+
+        XCTAssertEqual(folder.snippets.map(\.title), ["first"], "a held model keeps its values until the context fetches again")
+        XCTAssertTrue(try main.fetch(FetchDescriptor<SnippetFolder>()).first === folder)
+        XCTAssertEqual(folder.snippets.map(\.title).sorted(), ["first", "second"])
+        XCTAssertTrue(try tag("sql", in: main) === label)
+        XCTAssertEqual(label.snippets.map(\.title).sorted(), ["first", "second"])
+
+        // Taken out from the snippets' side, by another process.
+        let otherProcess = ModelContext(try ModelContainer(
+            for: SnippetFolder.self, SnippetItem.self, SnippetTag.self, configurations: ModelConfiguration(url: container.configurations[0].url)))
+        let firstThere = try XCTUnwrap(otherProcess.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "first" })).first)
+        firstThere.folder = nil
+        firstThere.tags = []
+        try otherProcess.save()
+        _ = try main.fetch(FetchDescriptor<SnippetFolder>())
+        _ = try main.fetch(FetchDescriptor<SnippetTag>())
+        XCTAssertEqual(folder.snippets.map(\.title), ["second"])
+        XCTAssertEqual(label.snippets.map(\.title), ["second"])
+    }
+
+    /// Reading a folder's snippets again must not lose the context's own unsaved changes to them.
+    func testAFetchAfterAnotherContextsSaveKeepsThisContextsUnsavedMembers() throws {
+        let container = try makeContainer(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let setup = ModelContext(container)
+        setup.insert(SnippetFolder(name: "inbox"))
+        setup.insert(SnippetTag(name: "sql"))
+        try setup.save()
+
+        let main = ModelContext(container)
+        let folder = try XCTUnwrap(main.fetch(FetchDescriptor<SnippetFolder>()).first)
+        let label = try tag("sql", in: main)
+        XCTAssertEqual(folder.snippets.count + label.snippets.count, 0)
+        let draft = SnippetItem(title: "draft")
+        main.insert(draft)
+        draft.folder = folder
+        draft.tags = [label]
+
+        let other = ModelContext(container)
+        other.insert(SnippetItem(title: "elsewhere"))
+        try other.save()
+        XCTAssertTrue(try main.fetch(FetchDescriptor<SnippetFolder>()).first === folder)
+        XCTAssertTrue(try tag("sql", in: main) === label)
+        XCTAssertEqual(folder.snippets.map(\.title), ["draft"])
+        XCTAssertEqual(label.snippets.map(\.title), ["draft"])
+        try main.save()
+        XCTAssertEqual(try storedTagNames(of: "draft", in: container), ["sql"])
+    }
+
     private func tag(_ name: String, in context: ModelContext) throws -> SnippetTag {
         try XCTUnwrap(context.fetch(FetchDescriptor<SnippetTag>(predicate: #Predicate { $0.name == name })).first)
     }

@@ -183,8 +183,13 @@ extension ModelContext {
             // Another context saved this row since it was read here: an unchanged model takes the new
             // values; a changed one keeps its edits, and its save will report the conflict.
             let storage = typed.storage
-            if storage.version != row.version, changed[ObjectIdentifier(typed)] == nil, storage.dirtyRelationships.isEmpty {
-                try store.fill(storage, from: row, layout: layout, unloaded: unloaded)
+            if changed[ObjectIdentifier(typed)] == nil, storage.dirtyRelationships.isEmpty {
+                if storage.version != row.version {
+                    try store.fill(storage, from: row, layout: layout, unloaded: unloaded)
+                } else if let loadedAt = storage.unversionedToManyLoadedAt, loadedAt != store.aggregateCache.currentGeneration() {
+                    // The row is unchanged, but a folder's snippets or a tag's live in other rows.
+                    storage.faultUnversionedToMany()
+                }
             }
             return typed
         }

@@ -63,6 +63,10 @@ extension ModelContext {
                 let owners = storages.filter { ModelStorage.holds($0.values[slot.index], ToManyFault.self) }
                 let ownerKeys = owners.compactMap(\.primaryKey)
                 guard !ownerKeys.isEmpty else { continue }
+                if !mapping.isVersionedByOwner {
+                    let generation = store.aggregateCache.generationSeen
+                    for owner in owners where owner.unversionedToManyLoadedAt == nil { owner.unversionedToManyLoadedAt = generation }
+                }
                 var byOwner: [Int64: [AnyObject]] = [:]
                 for (owner, row) in try store.relatedRows(of: mapping, ownerKeys: ownerKeys) {
                     if let model = try anyModel(mapping.destination.modelType, from: row, layout: mapping.destination) {

@@ -74,6 +74,10 @@ extension ModelStorage {
         }
         if let fault = Self.value(value, as: ToManyFault.self) {
             let mapping = layout.mapping(for: slot)
+            // Before the read: a save between the two makes the next fetch load it again, not miss it.
+            if !mapping.isVersionedByOwner, unversionedToManyLoadedAt == nil, context != nil {
+                unversionedToManyLoadedAt = store?.aggregateCache.generationSeen
+            }
             guard let loaded = context.map({ $0.loadToMany(of: self, mapping: mapping) }) ?? detachedLoad(mapping) else {
                 return Self.typedValue(for: slot, models: fault.pending?.applied(to: []) ?? [])
             }
@@ -243,6 +247,17 @@ extension ModelStorage {
         values[index] = Self.typedValue(for: slot, models: current.filter { $0 !== member })
         dirtyRelationships.insert(index)
         context?.storageDidChange(self)
+    }
+
+    /// Turns the loaded to-many relationships its row's version does not follow back into faults, so
+    /// that they are read again as the store holds them now. For a model with no unsaved change.
+    func faultUnversionedToMany() {
+        unversionedToManyLoadedAt = nil
+        for slot in layout.toManySlots where !layout.mapping(for: slot).isVersionedByOwner {
+            if Self.holds(values[slot.index], ToManyFault.self) { continue }
+            values[slot.index] = ToManyFault()
+            committedToMany[slot.index] = nil
+        }
     }
 
     /// Replaces loaded relationships of a saved model with faults, releasing the related models.

@@ -65,6 +65,17 @@ final class RelationshipMapping: @unchecked Sendable {
 
     var isToMany: Bool { slot.isToMany }
 
+    /// Whether the owner's row version follows this relationship (see `bumpVersionsOfRelationshipOwners`):
+    /// true for the to-one column and the writer side of a join table; a to-many read through the
+    /// inverse's column, or the other side of a join table, changes in other rows.
+    var isVersionedByOwner: Bool {
+        switch storage {
+        case .foreignKey: true
+        case .inverseForeignKey: false
+        case .joinTable(let table): table.isWriter
+        }
+    }
+
     /// The join table this side writes, if any.
     var writtenJoinTable: JoinTable? {
         if case .joinTable(let table) = storage, table.isWriter { return table }

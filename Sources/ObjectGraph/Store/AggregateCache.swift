@@ -122,6 +122,10 @@ final class AggregateCache: @unchecked Sendable {
         self.readWriterDataVersion = readWriterDataVersion
     }
 
+    /// The generation now, as this process last saw it (a fetch checks for another process's writes
+    /// as it reads).
+    var generationSeen: UInt64 { lock.withLock { generation } }
+
     /// The generation now, after checking for another process's writes: what a read transaction
     /// that begins next reads is at least this recent.
     func currentGeneration() -> UInt64 {

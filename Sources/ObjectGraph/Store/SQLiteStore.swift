@@ -432,6 +432,7 @@ final class SQLiteStore: @unchecked Sendable {
         for slot in layout.toManySlots {
             values[slot.index] = ToManyFault()
         }
+        if storage.unversionedToManyLoadedAt != nil { storage.unversionedToManyLoadedAt = nil }
         for slot in layout.slots where !slot.isColumn && slot.relationship == nil {
             if let fallback = storage.fallbackValue(at: slot.index) { values[slot.index] = fallback }
         }
