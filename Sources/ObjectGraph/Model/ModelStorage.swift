@@ -128,7 +128,7 @@ class ModelStorage {
     var committedToMany: [Int: [Int64]] = [:]
     /// Relationship slots changed since the last save.
     var dirtyRelationships: Set<Int> = []
-    /// The store's generation (`SQLiteStore.generationSeen`) when the first of this model's loaded
+    /// The store's generation (`AggregateCache.generationSeen`) when the first of this model's loaded
     /// to-many relationships that its own row's version does not follow was loaded: one read through
     /// the inverse's column (a folder's snippets), or the other side of a many-to-many pair (a tag's
     /// snippets). Another context's save changes those without changing this row, so a fetch of the

@@ -122,8 +122,9 @@ final class AggregateCache: @unchecked Sendable {
         self.readWriterDataVersion = readWriterDataVersion
     }
 
-    /// The generation now, as this process last saw it (a fetch checks for another process's writes
-    /// as it reads).
+    /// The generation now, as this process last saw it, without looking for another process's writes
+    /// (`currentGeneration()` does): never newer than the store, so a relationship loaded under it is
+    /// at worst read again once more than needed.
     var generationSeen: UInt64 { lock.withLock { generation } }
 
     /// The generation now, after checking for another process's writes: what a read transaction
