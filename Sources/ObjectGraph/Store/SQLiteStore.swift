@@ -527,7 +527,8 @@ final class SQLiteStore: @unchecked Sendable {
                 }
             }
 
-            let storeChange = change(made: request)
+            let ownersOfJoinRows = savedOwnersOfJoinRows(in: request)
+            let storeChange = change(made: request, ownersOfJoinRows: ownersOfJoinRows)
             var changedRows = aggregateCache.holdsResultsWithUpkeep ? changedRows(by: request) : [:]
             var countUpkeep: SaveUpkeep?
             defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
@@ -628,9 +629,7 @@ final class SQLiteStore: @unchecked Sendable {
                         try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
                         tookOverRows.insert(ObjectIdentifier(insert.storage))
-                        result.versions[ObjectIdentifier(insert.storage)] = try Int64.fetchOne(
-                            db.cachedStatement(sql: "SELECT \"_version\" FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
-                            arguments: [existing]) ?? 1
+                        result.versions[ObjectIdentifier(insert.storage)] = try rowVersion(of: layout, key: existing, in: db) ?? 1
                         assignedKeys[ObjectIdentifier(insert.storage)] = existing
                     }
                 }
@@ -681,7 +680,7 @@ final class SQLiteStore: @unchecked Sendable {
                                            removed: removed.compactMap { key(of: $0) }, in: db)
                     }
                 }
-                try bumpVersionsOfRelationshipOwners(request, skipping: tookOverRows, result: &result, in: db)
+                try bumpVersionsOfRelationshipOwners(ownersOfJoinRows, of: request, skipping: tookOverRows, result: &result, in: db)
                 for write in request.joinWrites where write.table.isWriter { try apply(write) }
                 for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
                 for write in request.joinWrites where !write.table.isWriter { try apply(write) }
@@ -732,7 +731,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// The tables and columns a save request writes, for the aggregate cache. A deleted row also
     /// takes its full-text entry and its join rows; an update of a searchable attribute rewrites the
     /// row's full-text entry.
-    private func change(made request: SaveRequest) -> StoreChange {
+    private func change(made request: SaveRequest, ownersOfJoinRows: [ObjectIdentifier: OwnerOfJoinRows]) -> StoreChange {
         var change = StoreChange()
         func rowsChanged(of layout: EntityLayout) {
             change.rowsChanged(in: layout.name)
@@ -752,7 +751,7 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
         for write in request.joinWrites { change.rowsChanged(in: write.table.name) }
-        for owner in savedOwnersOfJoinRows(in: request).values { change.columnsUpdated(["_version"], in: owner.storage.layout.name) }
+        for owner in ownersOfJoinRows.values { change.columnsUpdated(["_version"], in: owner.storage.layout.name) }
         return change
     }
 
@@ -982,10 +981,13 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    /// The saved models whose join rows a save writes (from the side that owns the rows), each with
-    /// whether one of its writes replaces the set (rather than adding and removing given members).
-    private func savedOwnersOfJoinRows(in request: SaveRequest) -> [ObjectIdentifier: (storage: ModelStorage, replaces: Bool)] {
-        var owners: [ObjectIdentifier: (storage: ModelStorage, replaces: Bool)] = [:]
+    /// A saved model whose join rows a save writes (from the side that owns the rows), with whether
+    /// one of its writes replaces the set (rather than adding and removing given members).
+    private typealias OwnerOfJoinRows = (storage: ModelStorage, replaces: Bool)
+
+    /// The saved models whose join rows a save writes, by identity (see `OwnerOfJoinRows`).
+    private func savedOwnersOfJoinRows(in request: SaveRequest) -> [ObjectIdentifier: OwnerOfJoinRows] {
+        var owners: [ObjectIdentifier: OwnerOfJoinRows] = [:]
         for write in request.joinWrites where write.table.isWriter && write.owner.primaryKey != nil {
             var replaces = owners[ObjectIdentifier(write.owner)]?.replaces ?? false
             if case .replace = write.change { replaces = true }
@@ -1003,23 +1005,30 @@ final class SQLiteStore: @unchecked Sendable {
     /// but still moves the version on, so that a context holding the older set cannot write it back.
     /// An owner whose columns the save updates has its version checked and moved on by that update.
     private func bumpVersionsOfRelationshipOwners(
-        _ request: SaveRequest, skipping tookOverRows: Set<ObjectIdentifier>, result: inout SaveResult, in db: Database
+        _ owners: [ObjectIdentifier: OwnerOfJoinRows], of request: SaveRequest, skipping tookOverRows: Set<ObjectIdentifier>,
+        result: inout SaveResult, in db: Database
     ) throws {
         let updated = Set(request.updates.map { ObjectIdentifier($0.storage) })
-        for (identifier, (storage, replaces)) in savedOwnersOfJoinRows(in: request) {
+        for (identifier, (storage, replaces)) in owners {
             guard let key = storage.primaryKey, !updated.contains(identifier), !tookOverRows.contains(identifier) else { continue }
             if replaces {
                 try updateRow(storage.layout, key: key, slots: [], values: [], in: db, expectedVersion: storage.version)
                 result.versions[identifier] = storage.version + 1
             } else {
                 try updateRow(storage.layout, key: key, slots: [], values: [], in: db)
-                let version = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT \"_version\" FROM \(storage.layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
-                    arguments: [key])
+                let version = try rowVersion(of: storage.layout, key: key, in: db)
                 // A context that read an older version keeps it: its other values are that old too.
                 if version == storage.version + 1 { result.versions[identifier] = version }
             }
         }
+    }
+
+    /// The version a saved row is at now, read back after an update that did not know it; nil once
+    /// the row is gone.
+    private func rowVersion(of layout: EntityLayout, key: Int64, in db: Database) throws -> Int64? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT \"_version\" FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?"),
+            arguments: [key])
     }
 
     /// Updates columns of a row. With `expectedVersion`, the row must still be at that version
