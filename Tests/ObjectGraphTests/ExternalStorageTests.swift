@@ -3,6 +3,17 @@ import GRDB
 import ObjectGraph
 import XCTest
 
+/// A scan's pixels are never nil: a value that cannot be read must still read as something.
+@Model final class Scan {
+    var label: String
+    @Attribute(.externalStorage) var pixels: Data
+
+    init(label: String, pixels: Data) {
+        self.label = label
+        self.pixels = pixels
+    }
+}
+
 final class ExternalStorageTests: StoreTestCase {
     private func bytes(_ count: Int, seed: UInt8 = 7) -> Data {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
@@ -135,6 +146,29 @@ final class ExternalStorageTests: StoreTestCase {
         XCTAssertEqual(photo.image, replacement)
     }
 
+    /// A model whose row another context deleted since the fetch has no file left to read: its image
+    /// reads as nil, as the value is gone, and that is no error of the store's. It was reported as
+    /// one, and the context's next save, whatever it held, threw "cannot read the rest of a Photo".
+    func testAFileWhoseRowAnotherContextDeletedReadsAsNilAndTheNextSaveGoesThrough() throws {
+        let (container, _) = try savedPhoto(bytes(300_000))
+        let context = ModelContext(container)
+        let photo = try XCTUnwrap(try context.fetch(FetchDescriptor<Photo>()).first)
+        let other = ModelContext(container)
+        other.delete(try XCTUnwrap(other.fetch(FetchDescriptor<Photo>()).first))
+        try other.save()
+        XCTAssertEqual(externalFiles, [])
+
+        XCTAssertNil(photo.image)
+        context.insert(Photo(caption: "new"))
+        try context.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Photo>()).map(\.caption), ["new"])
+        // Changing the deleted model is still the conflict it was.
+        photo.caption = "edited"
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .saveConflict)
+        }
+    }
+
     func testAMissingFileReadsAsNilAndTheNextSaveSaysWhy() throws {
         let (container, file) = try savedPhoto(bytes(300_000))
         try FileManager.default.removeItem(at: file)
@@ -145,6 +179,25 @@ final class ExternalStorageTests: StoreTestCase {
             XCTAssertTrue("\(error)".contains("cannot be read"), "\(error)")
         }
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Photo>()), 1, "the row is kept")
+    }
+
+    /// A property read cannot throw, and a `Data` that is not optional has no nil to read as: a missing
+    /// file stopped the process ("read before it was given a value"). It reads as empty now, and the
+    /// next save says why, as for an optional.
+    func testAMissingFileOfAValueThatIsNotOptionalReadsAsEmptyAndTheNextSaveSaysWhy() throws {
+        let context = ModelContext(try makeContainer(Scan.self))
+        context.insert(Scan(label: "big", pixels: bytes(300_000)))
+        try context.save()
+        let name = try XCTUnwrap(externalFiles.first)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("test.store.external").appendingPathComponent(name))
+
+        let reader = ModelContext(context.container)
+        let scan = try XCTUnwrap(try reader.fetch(FetchDescriptor<Scan>()).first)
+        XCTAssertEqual(scan.pixels, Data())
+        XCTAssertThrowsError(try reader.save()) { error in
+            XCTAssertTrue("\(error)".contains("cannot be read"), "\(error)")
+        }
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Scan>()), 1, "the row is kept")
     }
 
     func testReplacingAFileNotReadYetRemovesTheOldOne() throws {

@@ -211,6 +211,11 @@ class ModelStorage {
             }
             committedRow = committed
             unloadedSlots.subtract(wanted)
+        } catch is SQLiteStore.RowDeletedSinceRead {
+            // As for the other columns of a row that is gone (above): the value reads as the property's
+            // fallback, and a save of this model meets the delete as a conflict. Reported as an error,
+            // it made the context's next save throw, whatever that save held.
+            return
         } catch {
             context?.deferredErrors.append(SwiftDataError(
                 .storeFailure, "cannot read the rest of a \(layout.name): \(error)", entity: layout.name))
@@ -303,6 +308,10 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
             return value
         }
         if let fallback = fallbackValue(at: index) as? Value { return fallback }
+        // An external file that cannot be read (deleted behind the store's back) leaves a `Data` that
+        // is not optional without a value, and a read cannot throw: it reads as empty, and the
+        // context's next save says why.
+        if layout.slots[index].isExternalStorage, let empty = Data() as? Value { return empty }
         preconditionFailure("\(layout.name).\(layout.slots[index].name) was read before it was given a value")
     }
 

@@ -470,8 +470,10 @@ final class SQLiteStore: @unchecked Sendable {
                 inline = try externalStorage.read(name).databaseValue
                 externalFile = name
             } catch {
-                guard let rowKey, !externalStorage.exists(name),
-                      let current = try currentValue(of: slot, entity: entity, rowKey: rowKey), current != stored else { throw error }
+                guard let rowKey, !externalStorage.exists(name) else { throw error }
+                // The file went with its row: another context deleted the model since it was read.
+                guard let current = try currentValue(of: slot, entity: entity, rowKey: rowKey) else { throw RowDeletedSinceRead() }
+                guard current != stored else { throw error }
                 return try decodeColumn(current, slot: slot, entity: entity)
             }
         }
@@ -481,6 +483,10 @@ final class SQLiteStore: @unchecked Sendable {
             throw error.located(entity: entity, property: slot.name)
         }
     }
+
+    /// Thrown by `decodeColumn` for an external file whose row another context deleted since the
+    /// model was read: the value is gone with the row, and nothing is wrong with the store.
+    struct RowDeletedSinceRead: Error {}
 
     /// The column's value in the row as it is now, or nil when the row is gone.
     private func currentValue(of slot: PropertySlot, entity: String, rowKey: Int64) throws -> DatabaseValue? {
