@@ -104,18 +104,8 @@ final class RandomGraphTests: StoreTestCase {
         var liveItems: [String: SnippetItem] = [:]
         var liveTags: [String: SnippetTag] = [:]
         var log: [String] = []
-        // New snippets never inserted: the next save inserts those a folder or tag still holds, and
-        // not the others (ObjectGraph inserts what is reachable when it saves; SwiftData inserts a
-        // model as soon as it is related, and would keep one that was related and then let go).
-        var reachableOnly: Set<String> = []
         func saveAndSettle() throws {
             try context.save()
-            for title in reachableOnly {
-                guard let item = now.items[title], item.folder == nil, item.tags.isEmpty else { continue }
-                now.items[title] = nil
-                liveItems[title] = nil
-            }
-            reachableOnly = []
             saved = now
         }
 
@@ -241,11 +231,9 @@ final class RandomGraphTests: StoreTestCase {
                 } else {
                     made.tags = try tags.map(tag)
                 }
-                // Unless inserted first, the snippet is inserted as a model reachable from a saved one,
-                // or by itself when nothing relates it.
-                if !insertFirst {
-                    if folderName == nil, tags.isEmpty || random.chance(50) { context.insert(made) } else { reachableOnly.insert(title) }
-                }
+                // Unless inserted first, the snippet is inserted as soon as it is related to a model of the
+                // context (as SwiftData does: a snippet let go of later stays), or by itself when nothing relates it.
+                if !insertFirst, folderName == nil, tags.isEmpty || random.chance(50) { context.insert(made) }
                 liveItems[title] = made
                 now.items[title] = ExpectedItem(folder: folderName, tags: [])
                 now.setTags(of: title, to: tags)
@@ -331,7 +319,6 @@ final class RandomGraphTests: StoreTestCase {
             default:
                 context.rollback()
                 now = saved
-                reachableOnly = []
                 forgetLiveModels()
                 log.append("rollback")
                 try check("step \(step), after a rollback")

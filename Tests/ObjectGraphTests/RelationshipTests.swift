@@ -487,6 +487,56 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetFolder>()).first?.snippets.map(\.title), ["kept"])
     }
 
+    /// SwiftData inserts a new model as soon as it is related to one of a context's, from either side,
+    /// and inserting the root of a graph inserts the new models it refers to: a fetch before the save
+    /// lists them. ObjectGraph inserted them only when the context saved, so a fetch of the tags after
+    /// `snippet.tags.append(SnippetTag(name: "new"))` left the new tag out.
+    func testANewModelRelatedToOneOfTheContextsIsInsertedAtOnce() throws {
+        let store = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        let context = ModelContext(store)
+        let saved = SnippetItem(title: "saved")
+        context.insert(saved)
+        try context.save()
+
+        saved.tags.append(SnippetTag(name: "through the saved side"))
+        let folder = SnippetFolder(name: "inbox")
+        folder.snippets.append(saved)
+        let root = SnippetItem(title: "root")
+        root.tags = [SnippetTag(name: "under a root")]
+        context.insert(root)
+
+        XCTAssertEqual(Set(try context.fetch(FetchDescriptor<SnippetTag>()).map(\.name)), ["through the saved side", "under a root"])
+        XCTAssertEqual(try context.fetch(FetchDescriptor<SnippetFolder>()).map(\.name), ["inbox"])
+        XCTAssertEqual(context.insertedModelsArray.count, 4)
+        // Let go of before the save, a model stays inserted, as in SwiftData.
+        saved.tags = []
+        try context.save()
+        XCTAssertEqual(Set(try ModelContext(store).fetch(FetchDescriptor<SnippetTag>()).map(\.name)),
+                       ["through the saved side", "under a root"])
+        XCTAssertEqual(try ModelContext(store).fetch(FetchDescriptor<SnippetFolder>()).first?.snippets.map(\.title), ["saved"])
+    }
+
+    /// The same through a relationship with no inverse, and for a model related while its initializer
+    /// ran (linked, and so inserted, when it is first used).
+    func testANewModelRelatedWithoutAnInverseOrInItsInitializerIsInsertedToo() throws {
+        let store = try container(SocialUser.self, UserPost.self, Diary.self, DiaryTag.self, DiaryPage.self)
+        let context = ModelContext(store)
+        let author = SocialUser(handle: "ada")
+        let diary = Diary(title: "notes")
+        context.insert(author)
+        context.insert(diary)
+        try context.save()
+
+        diary.tags.append(DiaryTag(name: "loose"))
+        let post = UserPost(text: "hello", author: author)
+        XCTAssertEqual(post.text, "hello")
+        XCTAssertEqual(try context.fetch(FetchDescriptor<DiaryTag>()).map(\.name), ["loose"])
+        XCTAssertEqual(try context.fetch(FetchDescriptor<UserPost>()).map(\.text), ["hello"])
+        XCTAssertEqual(author.posts.map(\.text), ["hello"])
+        try context.save()
+        XCTAssertEqual(try ModelContext(store).fetch(FetchDescriptor<UserPost>()).first?.author?.handle, "ada")
+    }
+
     /// Found by `RandomGraphTests`: a new snippet related to a saved tag, never inserted, is inserted
     /// by the next save; deleted before it, it was ignored (it had no context yet) and saved all the same.
     func testANewModelRelatedButNotInsertedCanBeDeletedBeforeTheSave() throws {

@@ -91,17 +91,33 @@ extension ModelContext {
 
     // MARK: Saving a graph
 
-    /// Inserts every new model that pending models refer to, however the graph was built.
+    /// Inserts every new model that pending models refer to, however the graph was built (a model
+    /// related before it was adopted by its first property access, say).
     func insertReachableModels() {
-        var queue = insertionOrder.compactMap { inserted[$0] } + Array(changed.values)
+        insertReachableModels(from: insertionOrder.compactMap { inserted[$0] } + Array(changed.values))
+    }
+
+    /// Inserts a new model of no context just related to one of this context's, and the new models
+    /// reachable from it, as SwiftData does as soon as they are related: a fetch before the save
+    /// lists them, and letting go of one later does not take it out again.
+    func insertNewlyRelated(_ model: any PersistentModel) {
+        guard model.storage.awaitsInsert else { return }
+        insert(anyModel: model)
+        insertReachableModels(from: [model])
+        scheduleAutosave()
+    }
+
+    /// Inserts the new models of no context reachable from `start` through loaded relationships and
+    /// changes waiting in unloaded ones.
+    func insertReachableModels(from start: [any PersistentModel]) {
+        var queue = start
         while let model = queue.popLast() {
             let storage = model.storage
             for slot in storage.layout.slots where slot.relationship != nil {
                 let related = storage.loadedRelatedModels(at: slot.index) ?? storage.pendingMembership(at: slot.index)?.added ?? []
                 for related in related {
                     guard let relatedModel = related as? any PersistentModel else { continue }
-                    let relatedStorage = relatedModel.storage
-                    guard relatedStorage.context == nil, !relatedStorage.isDeleted, relatedStorage.mergedInto == nil else { continue }
+                    guard relatedModel.storage.awaitsInsert else { continue }
                     insert(anyModel: relatedModel)
                     queue.append(relatedModel)
                 }

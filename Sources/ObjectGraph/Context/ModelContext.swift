@@ -76,9 +76,11 @@ public final class ModelContext: Equatable {
 
     // MARK: Inserting and deleting
 
-    /// Registers a new model; the next `save()` writes it. Models it refers to are inserted too.
+    /// Registers a new model; the next `save()` writes it. The new models it refers to are inserted
+    /// too, now, as SwiftData inserts the root of a graph with its related models.
     public func insert<T: PersistentModel>(_ model: T) {
         insert(anyModel: model)
+        if model.storage.context === self { insertReachableModels(from: [model]) }
         scheduleAutosave()
     }
 
@@ -541,7 +543,7 @@ public final class ModelContext: Equatable {
 
     // MARK: Autosave
 
-    private func scheduleAutosave() {
+    func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
         autosaveScheduled = true
         let context = UncheckedContext(context: self)

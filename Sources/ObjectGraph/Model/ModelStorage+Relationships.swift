@@ -185,7 +185,12 @@ extension ModelStorage {
         values[index] = newValue
         dirtyRelationships.insert(index)
         context?.storageDidChange(self)
-        guard hasInverse else { return }
+        guard hasInverse else {
+            if let context {
+                for case let related as any PersistentModel in Self.models(in: newValue, of: slot) { context.insertNewlyRelated(related) }
+            }
+            return
+        }
         let new = Self.models(in: newValue, of: slot)
         let removed = old.filter { candidate in !new.contains { $0 === candidate } }
         let added = new.filter { candidate in !old.contains { $0 === candidate } }
@@ -201,8 +206,18 @@ extension ModelStorage {
             guard let relatedModel = related as? any PersistentModel else { continue }
             relatedModel.storage.adopt(relatedModel)
             relatedModel.storage.link(owner, intoInverse: inverse, forwardSlot: slot)
+            // SwiftData inserts a new model as soon as it is related to one of a context's, from either side.
+            if let context {
+                context.insertNewlyRelated(relatedModel)
+            } else if let context = relatedModel.storage.context, let ownerModel = owner as? any PersistentModel {
+                context.insertNewlyRelated(ownerModel)
+            }
         }
     }
+
+    /// A model of no context, not deleted nor merged into another: the next relation to one of a
+    /// context's, or the save of one that refers to it, inserts it there.
+    var awaitsInsert: Bool { context == nil && !isDeleted && mergedInto == nil }
 
     /// Adds `owner` to this model's side of the relationship, taking it from any previous owner.
     private func link(_ owner: AnyObject, intoInverse slot: PropertySlot, forwardSlot: PropertySlot) {
