@@ -537,8 +537,9 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(store).fetch(FetchDescriptor<UserPost>()).first?.author?.handle, "ada")
     }
 
-    /// Found by `RandomGraphTests`: a new snippet related to a saved tag, never inserted, is inserted
-    /// by the next save; deleted before it, it was ignored (it had no context yet) and saved all the same.
+    /// Found by `RandomGraphTests`, when a new snippet related to a saved tag, never inserted, was
+    /// inserted only by the next save: deleted before it, it was ignored (it had no context yet) and
+    /// saved all the same. Deleting it discards it (it is inserted as soon as it is related).
     func testANewModelRelatedButNotInsertedCanBeDeletedBeforeTheSave() throws {
         let store = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
         let context = ModelContext(store)

@@ -79,8 +79,11 @@ public final class ModelContext: Equatable {
     /// Registers a new model; the next `save()` writes it. The new models it refers to are inserted
     /// too, now, as SwiftData inserts the root of a graph with its related models.
     public func insert<T: PersistentModel>(_ model: T) {
+        // One already here (inserted when it was related to a model of this context) had the new
+        // models it refers to inserted then, and those related since as they were related.
+        let arrives = model.storage.context == nil
         insert(anyModel: model)
-        if model.storage.context === self { insertReachableModels(from: [model]) }
+        if arrives, model.storage.context === self { insertReachableModels(from: [model]) }
         scheduleAutosave()
     }
 
