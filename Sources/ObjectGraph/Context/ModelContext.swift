@@ -120,9 +120,10 @@ public final class ModelContext: Equatable {
     public func delete<T: PersistentModel>(_ model: T) {
         let storage = model.storage
         guard !storage.isDeleted else { return }
-        // A new model related to one of this context's but not inserted yet is inserted by the next
-        // save (SwiftData inserts it as soon as it is related): deleted before then, it was ignored,
-        // and that save wrote it. It is discarded now, like an inserted one.
+        // A new model of no context: one related to a model of this context while its initializer ran
+        // (linked, and so inserted, only when first used) is inserted by the next save if still
+        // reachable. Deleted before then, it was ignored, and that save wrote it; it is discarded now,
+        // like an inserted one. (One related after its initializer is in the context already.)
         if storage.context == nil, storage.primaryKey == nil {
             storage.isDeleted = true
             applyDeleteRules(ofDiscarded: model)
