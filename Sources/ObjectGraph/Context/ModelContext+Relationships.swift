@@ -125,6 +125,61 @@ extension ModelContext {
         }
     }
 
+    /// After upserts, makes the relationships in memory say what the store holds. An upsert gives one
+    /// model's values to another (see `UniqueMerge`): what the survivor stores in its own row (its
+    /// to-one relationships, the join rows it writes) is now the absorbed model's, so a model it no
+    /// longer refers to leaves it; a to-many relationship stored in the other models' rows (a folder's
+    /// snippets, the reading side of a join table) keeps its members and gains the absorbed model's.
+    /// Models holding the absorbed one hold the survivor instead, once. Before, a folder a snippet had
+    /// left by an upsert still listed it, and one it stayed in listed it twice.
+    ///
+    /// Nothing is marked changed: each save writes these relationships from the side that stores them.
+    func reconcileRelationships(after merges: [UniqueMerge]) {
+        guard !merges.isEmpty else { return }
+        var mergeOf: [ObjectIdentifier: UniqueMerge] = [:]
+        for merge in merges {
+            mergeOf[ObjectIdentifier(merge.survivor)] = merge
+            mergeOf[ObjectIdentifier(merge.absorbed)] = merge
+        }
+        // A saved row's to-many relationships stored in other rows now hold its members and the
+        // absorbed model's: they are read from the store on first use. (A pending insert's were
+        // joined when it was merged, `takeValues(of:)`.)
+        for merge in merges where merge.survivorStorage.primaryKey != nil {
+            let storage = merge.survivorStorage
+            for slot in storage.layout.toManySlots where !storage.layout.mapping(for: slot).isVersionedByOwner {
+                storage.values[slot.index] = ToManyFault()
+                storage.committedToMany[slot.index] = nil
+            }
+        }
+        var visited: Set<ObjectIdentifier> = []
+        for holder in Array(registered.values) + Array(inserted.values) {
+            let storage = holder.storage
+            guard storage.hasHeldRelatedModels, visited.insert(ObjectIdentifier(storage)).inserted else { continue }
+            for slot in storage.layout.relationshipSlots {
+                guard let inverse = storage.layout.mapping(for: slot).inverse,
+                      let members = storage.loadedRelatedModels(at: slot.index),
+                      members.contains(where: { mergeOf[ObjectIdentifier($0)] != nil }) else { continue }
+                var reconciled: [AnyObject] = []
+                var survivorsListed: Set<ObjectIdentifier> = []
+                for member in members {
+                    guard let merge = mergeOf[ObjectIdentifier(member)] else {
+                        reconciled.append(member)
+                        continue
+                    }
+                    let survivor = merge.survivorStorage
+                    let stillRelated = !survivor.layout.mapping(for: inverse).isVersionedByOwner
+                        || ModelStorage.models(in: survivor.values[inverse.index], of: inverse).contains { $0 === holder }
+                    if stillRelated, survivorsListed.insert(ObjectIdentifier(merge.survivor)).inserted {
+                        reconciled.append(merge.survivor)
+                    }
+                }
+                if reconciled.count != members.count || zip(reconciled, members).contains(where: { $0 !== $1 }) {
+                    storage.values[slot.index] = ModelStorage.typedValue(for: slot, models: reconciled)
+                }
+            }
+        }
+    }
+
     /// Applies each deleted model's delete rules: cascades through any depth (cycles included),
     /// refuses with `.deny` while related models remain, and unlinks the rest with `.nullify`.
     /// Nothing is changed when a `.deny` rule refuses.
@@ -278,5 +333,31 @@ extension ModelContext {
 
     func delete(anyModel model: any PersistentModel) {
         delete(model)
+    }
+}
+
+/// One model's values given to another by an upsert: a pending insert meeting an earlier one of the
+/// same unique value, or an insert meeting a saved row the context already holds as another model.
+/// The absorbed model shares the survivor's backing data from then on.
+struct UniqueMerge {
+    let survivor: AnyObject
+    let survivorStorage: ModelStorage
+    let absorbed: AnyObject
+}
+
+extension ModelStorage {
+    /// Takes a pending insert's values, as an earlier insert of the same unique value does (see
+    /// `UniqueMerge`): what the row will store is the later insert's, but a to-many relationship stored
+    /// in the other models' rows keeps its members and gains the later insert's, as the store will.
+    func takeValues(of absorbed: ModelStorage) {
+        let previous = values
+        values = absorbed.values
+        for slot in layout.toManySlots where !layout.mapping(for: slot).isVersionedByOwner {
+            let kept = Self.models(in: previous[slot.index], of: slot)
+            guard !kept.isEmpty else { continue }
+            let gained = Self.models(in: values[slot.index], of: slot)
+            let joined = kept + gained.filter { member in !kept.contains { $0 === member } }
+            values[slot.index] = Self.typedValue(for: slot, models: joined)
+        }
     }
 }

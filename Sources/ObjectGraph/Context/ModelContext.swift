@@ -441,6 +441,8 @@ public final class ModelContext: Equatable {
             let slot: Int
         }
         var firstByUniqueValue: [UniqueAttribute: [DatabaseValue: ModelStorage]] = [:]
+        var merges: [UniqueMerge] = []
+        defer { reconcileRelationships(after: merges) }
         for key in insertionOrder {
             guard let model = inserted[key] else { continue }
             let storage = model.storage
@@ -459,7 +461,10 @@ public final class ModelContext: Equatable {
                 firstByUniqueValue[bucket, default: [:]][value] = storage
             }
             guard let earlier = collided else { continue }
-            earlier.values = storage.values
+            if let earlierModel = earlier.model {
+                merges.append(UniqueMerge(survivor: earlierModel, survivorStorage: earlier, absorbed: model))
+            }
+            earlier.takeValues(of: storage)
             storage.mergedInto = earlier
             storage.context = nil
             inserted[key] = nil
@@ -479,6 +484,7 @@ public final class ModelContext: Equatable {
             for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
             storage.dirtyRelationships.removeAll()
         }
+        var merges: [UniqueMerge] = []
         for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
             let storage = insert.storage
             switch outcome {
@@ -490,6 +496,7 @@ public final class ModelContext: Equatable {
                     if let existing = registered[storage.identifier], existing !== model {
                         // The row was registered under another instance: that instance gets the new values.
                         let target = existing.storage
+                        merges.append(UniqueMerge(survivor: existing, survivorStorage: target, absorbed: model))
                         target.values = storage.values
                         // Every value is now the insert's: none is left to read from the store.
                         target.unloadedSlots = []
@@ -503,10 +510,15 @@ public final class ModelContext: Equatable {
                         model.shareBackingData(with: target)
                     } else {
                         registered[storage.identifier] = model
+                        if case .tookOverRow = outcome {
+                            // The row's to-many relationships stored in other rows kept their members too.
+                            merges.append(UniqueMerge(survivor: model, survivorStorage: storage, absorbed: model))
+                        }
                     }
                 }
             }
         }
+        reconcileRelationships(after: merges)
         for update in request.updates {
             commit(update.storage, row: update.row, slots: update.changedSlots)
             for index in update.changedSlots {
