@@ -440,7 +440,7 @@ public final class ModelContext: Equatable {
             let entity: ObjectIdentifier
             let slot: Int
         }
-        var firstByUniqueValue: [UniqueAttribute: [DatabaseValue: ModelStorage]] = [:]
+        var firstByUniqueValue: [UniqueAttribute: [PendingUniqueValue: ModelStorage]] = [:]
         var merges: [UniqueMerge] = []
         defer { reconcileRelationships(after: merges) }
         for key in insertionOrder {
@@ -451,8 +451,7 @@ public final class ModelContext: Equatable {
             storage.pullInstanceStoredValues()
             var collided: ModelStorage?
             for slot in uniqueSlots {
-                guard let slotCodec = slot.codec,
-                      let value = try? slotCodec.encode(storage.values[slot.index]), value != .null else { continue }
+                guard let value = PendingUniqueValue(of: storage, at: slot) else { continue }
                 let bucket = UniqueAttribute(entity: ObjectIdentifier(storage.layout), slot: slot.index)
                 if let earlier = firstByUniqueValue[bucket]?[value] {
                     collided = earlier
@@ -472,6 +471,29 @@ public final class ModelContext: Equatable {
             mergedInserts.append(model)
         }
         insertionOrder.removeAll { inserted[$0] == nil }
+    }
+
+    /// What a pending insert holds in a unique column, to find two inserts that would share a row:
+    /// an attribute's encoded value, or the model a unique to-one relationship refers to (by its key,
+    /// or by identity while it has none). Nil for none (nil never collides, as in SQLite).
+    private enum PendingUniqueValue: Hashable {
+        case column(DatabaseValue)
+        case newModel(ObjectIdentifier)
+
+        init?(of storage: ModelStorage, at slot: PropertySlot) {
+            let value = storage.values[slot.index]
+            if let codec = slot.codec {
+                guard let encoded = try? codec.encode(value), encoded != .null else { return nil }
+                self = .column(encoded)
+            } else if let fault = ModelStorage.value(value, as: ToOneFault.self) {
+                self = .column(fault.primaryKey.databaseValue)
+            } else if let related = (ModelStorage.models(in: value, of: slot).first as? any PersistentModel)?.storage {
+                let target = related.mergedInto ?? related
+                self = target.primaryKey.map { .column($0.databaseValue) } ?? .newModel(ObjectIdentifier(target))
+            } else {
+                return nil
+            }
+        }
     }
 
     private func apply(_ result: SaveResult, of request: SaveRequest) {

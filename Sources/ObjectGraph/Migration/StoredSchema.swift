@@ -64,7 +64,7 @@ struct StoredSchema: Codable, Equatable {
             return Property(
                 name: slot.name, originalName: relationship.originalName,
                 kind: relationship.isToOneRelationship ? "toOne" : "toMany",
-                type: "\(slot.valueType)", isOptional: relationship.isOptional, options: [],
+                type: "\(slot.valueType)", isOptional: relationship.isOptional, options: slot.isUnique ? ["unique"] : [],
                 destination: relationship.destination, deleteRule: relationship.deleteRule.rawValue,
                 hasColumn: slot.isForeignKey, joinTable: table?.name, writesJoinTable: table?.isWriter)
         }

@@ -70,7 +70,9 @@ final class PropertySlot: @unchecked Sendable {
     /// A to-one relationship: stored as the related row's key, in a column of this entity's table.
     var isForeignKey: Bool { relationship?.isToOneRelationship ?? false }
     var isToMany: Bool { relationship.map { !$0.isToOneRelationship } ?? false }
-    var isUnique: Bool { attribute?.isUnique ?? false }
+    /// A unique attribute, or a to-one relationship marked `@Relationship(.unique)` (SwiftData allows
+    /// both): its column has a unique index, and an insert that matches a saved row takes it over.
+    var isUnique: Bool { attribute?.isUnique ?? (relationship.map { $0.isToOneRelationship && $0.isUnique } ?? false) }
     var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
 }
 
@@ -192,7 +194,7 @@ final class EntityLayout: @unchecked Sendable {
     let foreignKeySlots: [PropertySlot]
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
-    /// Attributes marked `.unique`, each with a unique index on its column.
+    /// Attributes and to-one relationships marked `.unique`, each with a unique index on its column.
     let uniqueColumnSlots: [PropertySlot]
     /// `storedColumnSlots`, each with how its column is read.
     let columnReaders: [ColumnReader]
@@ -223,7 +225,7 @@ final class EntityLayout: @unchecked Sendable {
         self.foreignKeySlots = slots.filter(\.isForeignKey)
         self.storedColumnSlots = columnSlots + foreignKeySlots
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
-        self.uniqueColumnSlots = columnSlots.filter(\.isUnique)
+        self.uniqueColumnSlots = storedColumnSlots.filter(\.isUnique)
         self.toManySlots = slots.filter(\.isToMany)
         self.relationshipSlots = slots.filter { $0.relationship != nil }
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)

@@ -44,9 +44,9 @@ extension Schema {
         public var storedPropertiesByName: [String: any SchemaProperty] {
             Dictionary(uniqueKeysWithValues: storedProperties.map { ($0.name, $0) })
         }
-        /// Each unique attribute is a constraint of its own, as `@Attribute(.unique)` declares it.
+        /// Each unique attribute or to-one relationship is a constraint of its own, as `.unique` declares it.
         public var uniquenessConstraints: [[String]] {
-            attributes.filter(\.isUnique).map { [$0.name] }
+            layout.uniqueColumnSlots.map { [$0.name] }
         }
 
         /// The indexes `#Index` declares, each the names of its properties in order, as in SwiftData.
