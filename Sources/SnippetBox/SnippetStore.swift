@@ -116,11 +116,22 @@ extension Application {
 }
 
 extension Request {
+    private struct OpenedLibraryKey: StorageKey {
+        typealias Value = Result<SnippetStore, any Error>
+    }
+
+    /// The logged-in account's library as `RequireAccountMiddleware` opened it, or why it could not.
+    var openedLibrary: Result<SnippetStore, any Error>? {
+        get { storage[OpenedLibraryKey.self] }
+        set { storage[OpenedLibraryKey.self] = newValue }
+    }
+
     /// The logged-in account's library. Routes reach it only behind `RequireAccountMiddleware`;
     /// anywhere else it is "log in first", never another account's data.
     var store: SnippetStore {
         get throws {
             guard let account else { throw Abort(.unauthorized, reason: "Log in first.") }
+            if let openedLibrary { return try openedLibrary.get() }
             return try application.libraries.store(for: account)
         }
     }

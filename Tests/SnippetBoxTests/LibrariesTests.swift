@@ -77,4 +77,25 @@ final class LibrariesTests: AppTestCase {
         XCTAssertEqual(found.count, 4)
         XCTAssertEqual(Set(found).count, 1)
     }
+
+    /// A library that cannot be opened (a failed migration, a disk error) is tried once per request,
+    /// on the thread pool, and the page says the server failed. The route tried it again itself, on
+    /// its event loop, where a slow failure (a migration giving up) held up every connection of the loop.
+    func testALibraryThatCannotBeOpenedIsTriedOncePerRequestAndThePageSaysSo() async throws {
+        let opened = NSLock()
+        nonisolated(unsafe) var openings = 0
+        app.libraries = Libraries(dataDirectory: dataDirectory, threadPool: app.threadPool) { _, _ in
+            opened.withLock { openings += 1 }
+            throw SwiftDataError(.migrationFailure, "the library's migration gave up")
+        }
+        try await send(.GET, "/snippets") { response async throws in
+            XCTAssertEqual(response.status, .internalServerError)
+            XCTAssertTrue(response.body.string.contains("Something went wrong on the server"), response.body.string)
+        }
+        XCTAssertEqual(opened.withLock { openings }, 1)
+        try await send(.GET, "/snippets/new") { response async throws in
+            XCTAssertEqual(response.status, .internalServerError)
+        }
+        XCTAssertEqual(opened.withLock { openings }, 2, "tried again by the next request, once")
+    }
 }

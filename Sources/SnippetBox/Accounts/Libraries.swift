@@ -59,13 +59,18 @@ public final class Libraries: Sendable {
         }
     }
 
-    /// Opens the account's library on the thread pool if it is not open yet. Opening reads the store and
-    /// may migrate it (seconds for a large library): on the request's own thread, which is an event loop
-    /// in the served app, every connection of that loop would wait. A failure is left for the route's
-    /// own `store(for:)` to report, as it was.
-    public func openInBackground(for account: AccountInfo) async {
-        guard slots.withLockedValue({ $0[account.id] })?.store.withLockedValue({ $0 == nil }) ?? true else { return }
-        _ = try? await threadPool.runIfActive { try self.store(for: account) }
+    /// The account's library, opened on the thread pool if it is not open yet, or why it cannot be
+    /// opened. Opening reads the store and may migrate it (seconds for a large library): on the
+    /// request's own thread, which is an event loop in the served app, every connection of that loop
+    /// would wait. The request keeps the outcome (`Request.store`), so that a library that failed to
+    /// open is not opened again there, on the event loop, to report the failure.
+    public func openInBackground(for account: AccountInfo) async -> Result<SnippetStore, any Error> {
+        if let store = slots.withLockedValue({ $0[account.id] })?.store.withLockedValue({ $0 }) { return .success(store) }
+        do {
+            return .success(try await threadPool.runIfActive { try self.store(for: account) })
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Closes the account's library and moves its files into `removed/` in the data directory,

@@ -54,7 +54,7 @@ struct RequireAccountMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         if let account = request.sessionAccount() {
             request.account = account
-            await request.application.libraries.openInBackground(for: account)
+            request.openedLibrary = await request.application.libraries.openInBackground(for: account)
             return try await next.respond(to: request)
         }
         if request.application.accounts.isEmpty {
