@@ -263,4 +263,77 @@ final class UniqueRelationshipTests: StoreTestCase {
         let fresh = ModelContext(container)
         XCTAssertEqual(try fresh.fetch(FetchDescriptor<Station>()).first?.broadcasts.map(\.title).sorted(), ["evening", "morning", "noon"])
     }
+
+    // MARK: An upsert beside the context's own edits of the row it takes over
+
+    /// A save applies its edits, then its inserts: an insert that takes over a row the context also
+    /// edited wins, and the edit is no conflict with the context's own upsert (it threw `.saveConflict`).
+    func testAnUpsertOverARecordWhoseStylesTheContextChangedSavesTheUpsertsStyles() throws {
+        let container = try vinylContainer()
+        let context = ModelContext(container)
+        let held = try XCTUnwrap(context.fetch(FetchDescriptor<Vinyl>()).first)
+        let soul = try style("soul", in: context)
+        held.styles.append(soul)
+        let reissue = Vinyl(catalogueNumber: "BN-1", title: "reissue")
+        context.insert(reissue)
+        reissue.bin = try bin("B", in: context)
+        reissue.styles = [try style("jazz", in: context)]
+        try context.save()
+
+        XCTAssertEqual(held.styles.map(\.name), ["jazz"])
+        try assertStored(in: container, bin: "B", styles: ["jazz"])
+    }
+
+    /// The same from the styles' side: a style that took the saved record in before the upsert does
+    /// not keep it once the upsert's styles replace the record's.
+    func testAStyleThatTookTheRecordInBeforeAnUpsertLosesItToTheUpsertsStyles() throws {
+        let container = try vinylContainer()
+        let context = ModelContext(container)
+        let held = try XCTUnwrap(context.fetch(FetchDescriptor<Vinyl>()).first)
+        try style("soul", in: context).records.append(held)
+        let reissue = Vinyl(catalogueNumber: "BN-1", title: "reissue")
+        context.insert(reissue)
+        reissue.bin = try bin("B", in: context)
+        reissue.styles = [try style("jazz", in: context)]
+        try context.save()
+
+        try assertStored(in: container, bin: "B", styles: ["jazz"])
+    }
+
+    /// After an upsert gave a held record the insert's styles, giving it back its old ones saves them:
+    /// the record compared them with the styles it had before, found no change, and wrote nothing.
+    func testStylesGivenBackAfterAnUpsertAreSaved() throws {
+        let container = try vinylContainer()
+        let context = ModelContext(container)
+        let held = try XCTUnwrap(context.fetch(FetchDescriptor<Vinyl>()).first)
+        let jazz = try style("jazz", in: context)
+        XCTAssertEqual(held.styles.map(\.name), ["jazz"])
+        let reissue = Vinyl(catalogueNumber: "BN-1", title: "reissue")
+        context.insert(reissue)
+        reissue.bin = try bin("B", in: context)
+        try context.save()
+        XCTAssertEqual(held.styles.count, 0)
+
+        held.styles = [jazz]
+        try context.save()
+        try assertStored(in: container, bin: "B", styles: ["jazz"])
+    }
+
+    /// Two pending inserts of one catalogue number, each given the style the saved record just left,
+    /// whose records are not loaded: the style takes the one row in once (the style's list of records
+    /// to take in named the row twice, and the second join row of the pair broke the save).
+    func testTwoPendingInsertsOfOneNumberGivenTheStyleTheSavedRecordLeftSave() throws {
+        let container = try vinylContainer()
+        let context = ModelContext(container)
+        let jazz = try style("jazz", in: context)
+        let held = try XCTUnwrap(context.fetch(FetchDescriptor<Vinyl>()).first)
+        held.styles.removeAll { $0 === jazz }
+        for title in ["first", "reissue"] {
+            let record = Vinyl(catalogueNumber: "BN-1", title: title)
+            context.insert(record)
+            record.styles = [jazz]
+        }
+        try context.save()
+        try assertStored(in: container, bin: nil, styles: ["jazz"])
+    }
 }

@@ -523,6 +523,8 @@ public final class ModelContext: Equatable {
                         // Every value is now the insert's: none is left to read from the store.
                         target.unloadedSlots = []
                         target.committedRow = storage.committedRow
+                        // The join rows the row has now are the insert's: a later save compares with them.
+                        target.committedToMany = storage.committedToMany
                         target.version = storage.version
                         target.committedExternalFiles = storage.committedExternalFiles
                         storage.mergedInto = target

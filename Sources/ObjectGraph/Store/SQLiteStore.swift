@@ -543,6 +543,8 @@ final class SQLiteStore: @unchecked Sendable {
                 var assignedKeys: [ObjectIdentifier: Int64] = [:]
                 /// Inserts that took over a saved row (a unique attribute matched): their rows may have join rows.
                 var tookOverRows: Set<ObjectIdentifier> = []
+                /// The keys of those rows, by entity.
+                var takenOverKeys: [String: Set<Int64>] = [:]
                 func key(of storage: ModelStorage) -> Int64? {
                     storage.primaryKey ?? assignedKeys[ObjectIdentifier(storage)]
                 }
@@ -635,6 +637,7 @@ final class SQLiteStore: @unchecked Sendable {
                         try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
                         tookOverRows.insert(ObjectIdentifier(insert.storage))
+                        takenOverKeys[layout.name, default: []].insert(existing)
                         result.versions[ObjectIdentifier(insert.storage)] = try rowVersion(of: layout, key: existing, in: db) ?? 1
                         assignedKeys[ObjectIdentifier(insert.storage)] = existing
                     }
@@ -666,8 +669,15 @@ final class SQLiteStore: @unchecked Sendable {
                     }
                     inversePlaces[write.table.name, default: [:]][ownerKey] = places
                 }
+                /// A saved model whose row an insert of this save took over: its writes to the rows the
+                /// insert now decides (its side of a join table) lose to the insert's, as its edits do.
+                func wasTakenOver(_ storage: ModelStorage) -> Bool {
+                    guard let key = storage.primaryKey else { return false }
+                    return takenOverKeys[storage.layout.name]?.contains(key) == true
+                }
                 func apply(_ write: SaveRequest.JoinWrite) throws {
                     guard let ownerKey = key(of: write.owner) else { return }
+                    if write.table.isWriter && wasTakenOver(write.owner) { return }
                     switch write.change {
                     case .replace(let targets):
                         let targetKeys = targets.compactMap { key(of: $0) }
@@ -681,12 +691,19 @@ final class SQLiteStore: @unchecked Sendable {
                             try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
                         }
                         result.joinedKeys[ObjectIdentifier(write.owner), default: [:]][write.slotIndex] = targetKeys
-                    case .adjust(let added, let removed):
-                        try adjustJoinRows(write.table, ownerKey: ownerKey, added: added.compactMap { key(of: $0) },
-                                           removed: removed.compactMap { key(of: $0) }, in: db)
+                    case .adjust(var added, var removed):
+                        if !write.table.isWriter && !takenOverKeys.isEmpty {
+                            added.removeAll(where: wasTakenOver)
+                            removed.removeAll(where: wasTakenOver)
+                        }
+                        // Two models can stand for one row (an insert merged into another of the same unique
+                        // value): its key is listed once, or the second join row of one pair broke the save.
+                        try adjustJoinRows(write.table, ownerKey: ownerKey, added: Self.distinctKeys(of: added, key),
+                                           removed: Self.distinctKeys(of: removed, key), in: db)
                     }
                 }
-                try bumpVersionsOfRelationshipOwners(ownersOfJoinRows, of: request, skipping: tookOverRows, result: &result, in: db)
+                try bumpVersionsOfRelationshipOwners(
+                    ownersOfJoinRows, of: request, skipping: tookOverRows, takenOverKeys: takenOverKeys, result: &result, in: db)
                 for write in request.joinWrites where write.table.isWriter { try apply(write) }
                 for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
                 for write in request.joinWrites where !write.table.isWriter { try apply(write) }
@@ -1010,13 +1027,18 @@ final class SQLiteStore: @unchecked Sendable {
     /// from its other side, never loaded here) loses nothing of another context's and is no conflict,
     /// but still moves the version on, so that a context holding the older set cannot write it back.
     /// An owner whose columns the save updates has its version checked and moved on by that update.
+    ///
+    /// A row an insert of this save took over is skipped, whoever its owner: the insert's write moved
+    /// its version on, and its values, join rows included, are the insert's (a save applies its inserts
+    /// after its edits). The owner's check failed there, a conflict with the context's own upsert.
     private func bumpVersionsOfRelationshipOwners(
         _ owners: [ObjectIdentifier: OwnerOfJoinRows], of request: SaveRequest, skipping tookOverRows: Set<ObjectIdentifier>,
-        result: inout SaveResult, in db: Database
+        takenOverKeys: [String: Set<Int64>], result: inout SaveResult, in db: Database
     ) throws {
         let updated = Set(request.updates.map { ObjectIdentifier($0.storage) })
         for (identifier, (storage, replaces)) in owners {
-            guard let key = storage.primaryKey, !updated.contains(identifier), !tookOverRows.contains(identifier) else { continue }
+            guard let key = storage.primaryKey, !updated.contains(identifier), !tookOverRows.contains(identifier),
+                  takenOverKeys[storage.layout.name]?.contains(key) != true else { continue }
             if replaces {
                 try updateRow(storage.layout, key: key, slots: [], values: [], in: db, expectedVersion: storage.version)
                 result.versions[identifier] = storage.version + 1
@@ -1027,6 +1049,12 @@ final class SQLiteStore: @unchecked Sendable {
                 if version == storage.version + 1 { result.versions[identifier] = version }
             }
         }
+    }
+
+    /// The keys of `storages` that have one, each once, in the order they first come.
+    private static func distinctKeys(of storages: [ModelStorage], _ key: (ModelStorage) -> Int64?) -> [Int64] {
+        var seen: Set<Int64> = []
+        return storages.compactMap(key).filter { seen.insert($0).inserted }
     }
 
     /// The version a saved row is at now, read back after an update that did not know it; nil once
