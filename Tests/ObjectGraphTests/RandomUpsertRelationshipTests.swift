@@ -146,6 +146,119 @@ final class RandomUpsertRelationshipTests: StoreTestCase {
         }
     }
 
+    /// Stations of a few call signs (unique), upserted with new broadcasts, which live in their own
+    /// rows: an upsert keeps a station's broadcasts and adds its own. Broadcasts move between
+    /// stations from either side and are deleted; deleting a station deletes its broadcasts.
+    private func runStations(seed: UInt64, steps: Int) throws {
+        var random = SeededGenerator(seed: seed)
+        let url = folder.appendingPathComponent("stations-\(seed).store")
+        let types: [any PersistentModel.Type] = [Station.self, Broadcast.self]
+        let container = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url))
+        let otherProcess = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        var stations: [Station] = []
+        var broadcasts: [Broadcast] = []
+        var log: [String] = []
+
+        func fail(_ message: String) throws -> Never {
+            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
+            throw RandomRunDiverged()
+        }
+        func titles(_ list: [Broadcast]) -> [String] { list.map(\.title).sorted() }
+
+        func compareWithStore(_ moment: String) throws {
+            let reader = ModelContext(otherProcess)
+            let stored = try reader.fetch(FetchDescriptor<Station>())
+            let storedByCallSign = Dictionary(stored.map { ($0.callSign, $0) }, uniquingKeysWith: { first, _ in first })
+            if storedByCallSign.count != stored.count { try fail("\(moment), the store holds a call sign twice") }
+            for station in stations where station.modelContext != nil {
+                guard let inStore = storedByCallSign[station.callSign] else {
+                    try fail("\(moment), station \(station.callSign) is not in the store")
+                }
+                if station.frequency != inStore.frequency { try fail("\(moment), \(station.callSign) shows \(station.frequency), the store \(inStore.frequency)") }
+                if titles(station.broadcasts) != titles(inStore.broadcasts) {
+                    try fail("\(moment), \(station.callSign) lists \(titles(station.broadcasts)), the store \(titles(inStore.broadcasts))")
+                }
+            }
+            let storedBroadcasts = Dictionary(try reader.fetch(FetchDescriptor<Broadcast>()).map { ($0.title, $0.station?.callSign) },
+                                              uniquingKeysWith: { first, _ in first })
+            for broadcast in broadcasts where broadcast.modelContext != nil {
+                guard let inStore = storedBroadcasts[broadcast.title] else { try fail("\(moment), broadcast \(broadcast.title) is not in the store") }
+                if broadcast.station?.callSign != inStore {
+                    try fail("\(moment), \(broadcast.title) is on \(broadcast.station?.callSign ?? "-"), the store \(inStore ?? "-")")
+                }
+            }
+            stations = try context.fetch(FetchDescriptor<Station>())
+            broadcasts = try context.fetch(FetchDescriptor<Broadcast>())
+        }
+
+        for step in 0..<steps {
+            let moment = "step \(step)"
+            let liveStations = stations.filter { $0.modelContext != nil && !$0.isDeleted }
+            let liveBroadcasts = broadcasts.filter { $0.modelContext != nil && !$0.isDeleted }
+            switch Int.random(in: 0..<100, using: &random) {
+            case 0..<25:
+                let callSign = random.pick(["KAAA", "KBBB", "KCCC"])!
+                let station = Station(callSign: callSign, frequency: Double(step))
+                let fresh = (0..<Int.random(in: 0...2, using: &random)).map { Broadcast(title: "b\(step)-\($0)") }
+                let before = random.chance(50)
+                if before { station.broadcasts = fresh }
+                context.insert(station)
+                if !before { station.broadcasts = fresh }
+                stations.append(station)
+                broadcasts += fresh
+                log.append("insert \(callSign) at \(step) with \(titles(fresh)), set \(before ? "before" : "after")")
+            case 25..<40:
+                guard let broadcast = liveBroadcasts.randomElement(using: &random) else { continue }
+                let station = random.chance(85) ? liveStations.randomElement(using: &random) : nil
+                if random.chance(50) || station == nil {
+                    broadcast.station = station
+                    log.append("\(broadcast.title).station = \(station?.callSign ?? "-")")
+                } else {
+                    station?.broadcasts.append(broadcast)
+                    log.append("\(station?.callSign ?? "-").broadcasts.append(\(broadcast.title))")
+                }
+            case 40..<50:
+                guard let station = liveStations.randomElement(using: &random) else { continue }
+                let broadcast = Broadcast(title: "b\(step)-new")
+                station.broadcasts.append(broadcast)
+                broadcasts.append(broadcast)
+                log.append("\(station.callSign).broadcasts.append(new \(broadcast.title))")
+            case 50..<56:
+                guard let broadcast = liveBroadcasts.randomElement(using: &random) else { continue }
+                context.delete(broadcast)
+                log.append("delete \(broadcast.title)")
+            case 56..<60:
+                guard let station = liveStations.randomElement(using: &random) else { continue }
+                context.delete(station)
+                log.append("delete \(station.callSign) (\(station.frequency))")
+            case 60..<62:
+                guard let station = liveStations.randomElement(using: &random) else { continue }
+                station.frequency += 0.5
+                log.append("retune \(station.callSign) to \(station.frequency)")
+            case 62..<80:
+                guard let station = liveStations.randomElement(using: &random) else { continue }
+                log.append("read \(station.callSign): \(titles(station.broadcasts))")
+            case 80..<97:
+                do {
+                    try context.save()
+                } catch {
+                    try fail("\(moment), the save threw \(error)")
+                }
+                log.append("save")
+                try compareWithStore(moment)
+            default:
+                context.rollback()
+                log.append("rollback")
+                try compareWithStore(moment)
+            }
+        }
+    }
+
+    func testStationsUpsertedWithTheirBroadcastsShowWhatTheStoreHolds() throws {
+        try forEachRandomRun(environmentPrefix: "RANDOM_UPSERT", seeds: [20_261_128, 7, 19], steps: 600) { try runStations(seed: $0, steps: $1) }
+    }
+
     func testRecordsUpsertedAcrossBinsAndStylesShowWhatTheStoreHolds() throws {
         try forEachRandomRun(environmentPrefix: "RANDOM_UPSERT", seeds: [20_261_128, 7, 19], steps: 600) { try run(seed: $0, steps: $1) }
     }

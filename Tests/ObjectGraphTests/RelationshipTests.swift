@@ -19,6 +19,39 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(budget.transactions.count, 0)
     }
 
+    /// A to-many relationship holds each model once, at its last place, before and after a save,
+    /// whatever its storage: the snippets of a folder (in their rows), the tags of a snippet (join rows it writes), the
+    /// songs of a playlist (a relationship without an inverse).
+    func testAppendingAModelARelationshipHoldsAlreadyLeavesItThereOnce() throws {
+        let container = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self, Playlist.self, Song.self)
+        let context = ModelContext(container)
+        let folder = SnippetFolder(name: "work"), tag = SnippetTag(name: "sql"), other = SnippetTag(name: "go")
+        let snippet = SnippetItem(title: "query"), playlist = Playlist(name: "mix"), song = Song(title: "a")
+        for model in [folder, tag, other, snippet, playlist, song] as [any PersistentModel] { context.insert(model) }
+        folder.snippets.append(snippet)
+        folder.snippets.append(snippet)
+        snippet.tags = [tag, other, tag]
+        playlist.songs.append(song)
+        playlist.songs.append(song)
+        XCTAssertEqual(folder.snippets.count, 1)
+        XCTAssertEqual(snippet.tags.map(\.name), ["go", "sql"], "the last place kept, as the save stores it")
+        XCTAssertEqual(tag.snippets.count, 1)
+        XCTAssertEqual(playlist.songs.count, 1)
+        try context.save()
+
+        folder.snippets.append(snippet)
+        snippet.tags.append(other)
+        playlist.songs.append(song)
+        XCTAssertEqual(folder.snippets.count, 1)
+        XCTAssertEqual(snippet.tags.map(\.name), ["sql", "go"], "appended again: moved to the end")
+        XCTAssertEqual(playlist.songs.count, 1)
+        try context.save()
+        let fresh = ModelContext(container)
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetFolder>()).first?.snippets.count, 1)
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<SnippetItem>()).first?.tags.map(\.name), ["sql", "go"])
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor<Playlist>()).first?.songs.count, 1)
+    }
+
     func testAppendingToTheToManySideSetsTheToOneSide() {
         let budget = Budget(name: "Food")
         let bread = Transaction(note: "bread", amount: 3)

@@ -172,6 +172,7 @@ extension ModelStorage {
     /// Sets a relationship and keeps the inverse side of every model it gains or loses in step.
     func setRelationship(_ newValue: Any, at index: Int) {
         let slot = layout.slots[index]
+        let newValue = slot.isToMany ? Self.withoutRepeatedMembers(newValue, of: slot) : newValue
         let hasInverse = layout.mapping(for: slot).inverse != nil
         guard model != nil else {
             // Still initializing (property defaults and the initializer's assignments land here): the
@@ -195,6 +196,19 @@ extension ModelStorage {
         let removed = old.filter { candidate in !new.contains { $0 === candidate } }
         let added = new.filter { candidate in !old.contains { $0 === candidate } }
         linkInverses(of: slot, removed: removed, added: added)
+    }
+
+    /// A to-many relationship holds each model once, as SwiftData's (a set underneath) does. A model
+    /// listed twice keeps its last place, where the save stores it (appending one it already holds
+    /// moves it to the end): the array listed it twice, which no fetch would show.
+    static func withoutRepeatedMembers(_ value: Any, of slot: PropertySlot) -> Any {
+        let members = models(in: value, of: slot)
+        guard members.count > 1 else { return value }
+        var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
+        if members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) { return value }
+        seen.removeAll(keepingCapacity: true)
+        let lastPlaces = members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }
+        return typedValue(for: slot, models: Array(lastPlaces.reversed()))
     }
 
     private func linkInverses(of slot: PropertySlot, removed: [AnyObject], added: [AnyObject]) {
