@@ -197,15 +197,19 @@ final class UniqueRelationshipTests: StoreTestCase {
         XCTAssertEqual(try bin("B", in: fresh).records.map(\.title), ["reissue"])
     }
 
-    func testAnUpsertedStationKeepsItsSavedBroadcastsAndGainsTheNewOnes() throws {
+    /// A store holding station WXYZ on 101.1 with its morning broadcast.
+    private func stationContainer() throws -> ModelContainer {
         let container = try makeContainer(Station.self, Broadcast.self)
-        do {
-            let context = ModelContext(container)
-            let station = Station(callSign: "WXYZ", frequency: 101.1)
-            context.insert(station)
-            station.broadcasts = [Broadcast(title: "morning")]
-            try context.save()
-        }
+        let context = ModelContext(container)
+        let station = Station(callSign: "WXYZ", frequency: 101.1)
+        context.insert(station)
+        station.broadcasts = [Broadcast(title: "morning")]
+        try context.save()
+        return container
+    }
+
+    func testAnUpsertedStationKeepsItsSavedBroadcastsAndGainsTheNewOnes() throws {
+        let container = try stationContainer()
         // Not held by the context: the upserted model stands for the row.
         let context = ModelContext(container)
         let upserted = Station(callSign: "WXYZ", frequency: 99.5)
@@ -223,14 +227,7 @@ final class UniqueRelationshipTests: StoreTestCase {
     }
 
     func testAnUpsertOfAStationTheContextHoldsShowsEveryBroadcastOnThatModel() throws {
-        let container = try makeContainer(Station.self, Broadcast.self)
-        do {
-            let context = ModelContext(container)
-            let station = Station(callSign: "WXYZ", frequency: 101.1)
-            context.insert(station)
-            station.broadcasts = [Broadcast(title: "morning")]
-            try context.save()
-        }
+        let container = try stationContainer()
         let context = ModelContext(container)
         let held = try XCTUnwrap(context.fetch(FetchDescriptor<Station>()).first)
         let morning = try XCTUnwrap(held.broadcasts.first)
