@@ -333,4 +333,30 @@ final class UniqueRelationshipTests: StoreTestCase {
         try context.save()
         try assertStored(in: container, bin: nil, styles: ["jazz"])
     }
+
+    /// A held record whose columns the context edited in the save that upserted it shows the upsert's
+    /// values and the row's version after it: its next edit saves (it kept the edit's values as saved
+    /// and an older version, and the next save threw `.saveConflict`).
+    func testARecordEditedInTheSaveThatUpsertedItSavesItsNextEdit() throws {
+        let container = try vinylContainer()
+        let context = ModelContext(container)
+        let held = try XCTUnwrap(context.fetch(FetchDescriptor<Vinyl>()).first)
+        held.title = "edited"
+        held.bin = try bin("B", in: context)
+        let reissue = Vinyl(catalogueNumber: "BN-1", title: "reissue")
+        context.insert(reissue)
+        try context.save()
+        XCTAssertEqual(held.title, "reissue")
+        XCTAssertNil(held.bin)
+
+        held.title = "reissue"
+        held.bin = try bin("A", in: context)
+        try context.save()
+        XCTAssertFalse(context.hasChanges)
+        let fresh = ModelContext(container)
+        let stored = try fresh.fetch(FetchDescriptor<Vinyl>())
+        XCTAssertEqual(stored.map(\.title), ["reissue"])
+        XCTAssertEqual(stored.first?.bin?.label, "A")
+    }
 }
+

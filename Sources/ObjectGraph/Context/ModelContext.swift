@@ -543,7 +543,10 @@ public final class ModelContext: Equatable {
             }
         }
         reconcileRelationships(after: merges)
-        for update in request.updates {
+        // A model whose row an insert took over in this save has the insert's values and version now:
+        // its own edit, written before the insert, is not what the row holds.
+        let tookOverByInsert = Set(merges.map { ObjectIdentifier($0.survivorStorage) })
+        for update in request.updates where !tookOverByInsert.contains(ObjectIdentifier(update.storage)) {
             commit(update.storage, row: update.row, slots: update.changedSlots)
             for index in update.changedSlots {
                 update.storage.committedExternalFiles[index] = result.externalFileNames[ObjectIdentifier(update.storage)]?[index]
