@@ -411,20 +411,11 @@ public final class ModelContext: Equatable {
             }
         }
         for slot in storage.layout.foreignKeySlots {
-            let value = storage.values[slot.index]
-            if ModelStorage.holds(value, UnloadedValue.self) {
-                row.values[slot.index] = storage.committedRow?[slot.index] ?? .null
-                continue
-            }
-            if let fault = ModelStorage.value(value, as: ToOneFault.self) {
-                row.values[slot.index] = fault.primaryKey.databaseValue
-                continue
-            }
-            guard let target = (ModelStorage.models(in: value, of: slot).first as? any PersistentModel)?.storage else { continue }
-            if let targetStorage = target.mergedInto ?? Optional(target), let key = targetStorage.primaryKey {
-                row.values[slot.index] = key.databaseValue
-            } else {
-                row.pendingReferences[slot.index] = target
+            switch storage.storedReference(at: slot) {
+            case .unread: row.values[slot.index] = storage.committedRow?[slot.index] ?? .null
+            case .none: break
+            case .key(let key): row.values[slot.index] = key.databaseValue
+            case .unsaved(let target): row.pendingReferences[slot.index] = target
             }
         }
         return row
@@ -481,17 +472,15 @@ public final class ModelContext: Equatable {
         case newModel(ObjectIdentifier)
 
         init?(of storage: ModelStorage, at slot: PropertySlot) {
-            let value = storage.values[slot.index]
             if let codec = slot.codec {
-                guard let encoded = try? codec.encode(value), encoded != .null else { return nil }
+                guard let encoded = try? codec.encode(storage.values[slot.index]), encoded != .null else { return nil }
                 self = .column(encoded)
-            } else if let fault = ModelStorage.value(value, as: ToOneFault.self) {
-                self = .column(fault.primaryKey.databaseValue)
-            } else if let related = (ModelStorage.models(in: value, of: slot).first as? any PersistentModel)?.storage {
-                let target = related.mergedInto ?? related
-                self = target.primaryKey.map { .column($0.databaseValue) } ?? .newModel(ObjectIdentifier(target))
-            } else {
-                return nil
+                return
+            }
+            switch storage.storedReference(at: slot) {
+            case .unread, .none: return nil
+            case .key(let key): self = .column(key.databaseValue)
+            case .unsaved(let target): self = .newModel(ObjectIdentifier(target.mergedInto ?? target))
             }
         }
     }
@@ -532,7 +521,7 @@ public final class ModelContext: Equatable {
                         storage.context = nil
                         changed[ObjectIdentifier(existing)] = nil
                         model.shareBackingData(with: target)
-                    } else {
+                                } else {
                         registered[storage.identifier] = model
                         if case .tookOverRow = outcome {
                             // The row's to-many relationships stored in other rows kept their members too.

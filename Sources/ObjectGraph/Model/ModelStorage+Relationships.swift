@@ -59,6 +59,27 @@ extension ModelStorage {
         }
     }
 
+    /// What a to-one relationship's column would store, read without loading anything.
+    enum StoredReference {
+        /// Never read from the row, so unchanged: the committed value stands.
+        case unread
+        case none
+        case key(Int64)
+        /// A model with no key yet (the model itself, not the one it was merged into).
+        case unsaved(ModelStorage)
+    }
+
+    /// The one reading of a to-one slot that both encoding a row and matching pending inserts on a
+    /// unique relationship use: two copies of it could disagree on which row a model refers to.
+    func storedReference(at slot: PropertySlot) -> StoredReference {
+        let value = values[slot.index]
+        if Self.holds(value, UnloadedValue.self) { return .unread }
+        if let fault = Self.value(value, as: ToOneFault.self) { return .key(fault.primaryKey) }
+        guard let target = (Self.models(in: value, of: slot).first as? any PersistentModel)?.storage else { return .none }
+        if let key = (target.mergedInto ?? target).primaryKey { return .key(key) }
+        return .unsaved(target)
+    }
+
     /// The value of a relationship slot, loading it through the context on first access.
     func resolvedRelationshipValue(at index: Int) -> Any {
         if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns(for: index) }
@@ -172,7 +193,10 @@ extension ModelStorage {
     /// Sets a relationship and keeps the inverse side of every model it gains or loses in step.
     func setRelationship(_ newValue: Any, at index: Int) {
         let slot = layout.slots[index]
-        let newValue = slot.isToMany ? Self.withoutRepeatedMembers(newValue, of: slot) : newValue
+        // Listed once here and reused for the inverses: listing a large relationship is not free.
+        let (newValue, new) = slot.isToMany
+            ? Self.withoutRepeatedMembers(newValue, of: slot)
+            : (newValue, Self.models(in: newValue, of: slot))
         let hasInverse = layout.mapping(for: slot).inverse != nil
         guard model != nil else {
             // Still initializing (property defaults and the initializer's assignments land here): the
@@ -188,11 +212,10 @@ extension ModelStorage {
         context?.storageDidChange(self)
         guard hasInverse else {
             if let context {
-                for case let related as any PersistentModel in Self.models(in: newValue, of: slot) { context.insertNewlyRelated(related) }
+                for case let related as any PersistentModel in new { context.insertNewlyRelated(related) }
             }
             return
         }
-        let new = Self.models(in: newValue, of: slot)
         let removed = old.filter { candidate in !new.contains { $0 === candidate } }
         let added = new.filter { candidate in !old.contains { $0 === candidate } }
         linkInverses(of: slot, removed: removed, added: added)
@@ -201,14 +224,15 @@ extension ModelStorage {
     /// A to-many relationship holds each model once, as SwiftData's (a set underneath) does. A model
     /// listed twice keeps its last place, where the save stores it (appending one it already holds
     /// moves it to the end): the array listed it twice, which no fetch would show.
-    static func withoutRepeatedMembers(_ value: Any, of slot: PropertySlot) -> Any {
+    /// Returns the value to store and its members.
+    static func withoutRepeatedMembers(_ value: Any, of slot: PropertySlot) -> (value: Any, members: [AnyObject]) {
         let members = models(in: value, of: slot)
-        guard members.count > 1 else { return value }
+        guard members.count > 1 else { return (value, members) }
         var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
-        if members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) { return value }
+        if members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) { return (value, members) }
         seen.removeAll(keepingCapacity: true)
-        let lastPlaces = members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }
-        return typedValue(for: slot, models: Array(lastPlaces.reversed()))
+        let lastPlaces = Array(members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }.reversed())
+        return (typedValue(for: slot, models: lastPlaces), lastPlaces)
     }
 
     private func linkInverses(of slot: PropertySlot, removed: [AnyObject], added: [AnyObject]) {
