@@ -358,5 +358,23 @@ final class UniqueRelationshipTests: StoreTestCase {
         XCTAssertEqual(stored.map(\.title), ["reissue"])
         XCTAssertEqual(stored.first?.bin?.label, "A")
     }
-}
 
+    /// A model an upsert merged into the held record reads and writes the record's values; given to
+    /// a relationship, it stands for the record: a style given both listed the one row twice.
+    func testAModelMergedByAnUpsertStandsForTheRecordInARelationship() throws {
+        let container = try vinylContainer()
+        let context = ModelContext(container)
+        let held = try XCTUnwrap(context.fetch(FetchDescriptor<Vinyl>()).first)
+        let reissue = Vinyl(catalogueNumber: "BN-1", title: "reissue")
+        context.insert(reissue)
+        try context.save()
+        let soul = try style("soul", in: context)
+        soul.records.append(reissue)
+        soul.records.append(held)
+        XCTAssertEqual(soul.records.count, 1)
+        XCTAssertTrue(soul.records.first === held)
+        try context.save()
+        XCTAssertEqual(soul.records.count, 1)
+        try assertStored(in: container, bin: nil, styles: ["soul"])
+    }
+}

@@ -32,6 +32,10 @@ public final class ModelContext: Equatable {
     /// Pending inserts merged into an earlier one of the same unique value, sharing its backing data,
     /// until the save that writes it succeeds or a rollback discards it.
     private var mergedInserts: [any PersistentModel] = []
+    /// Set once a model of this context was merged into another by a unique value: the merged
+    /// instance reads and writes the other's backing data, and a relationship given it must hold the
+    /// other instead. Until then, setting a relationship skips looking for such instances.
+    private(set) var holdsMergedModels = false
     /// Errors found by non-throwing calls (such as `insert` of a model owned by another context),
     /// thrown by the next `save()`.
     var deferredErrors: [SwiftDataError] = []
@@ -459,6 +463,7 @@ public final class ModelContext: Equatable {
             storage.context = nil
             inserted[key] = nil
             model.shareBackingData(with: earlier)
+            holdsMergedModels = true
             mergedInserts.append(model)
         }
         insertionOrder.removeAll { inserted[$0] == nil }
@@ -521,7 +526,8 @@ public final class ModelContext: Equatable {
                         storage.context = nil
                         changed[ObjectIdentifier(existing)] = nil
                         model.shareBackingData(with: target)
-                                } else {
+                        holdsMergedModels = true
+                    } else {
                         registered[storage.identifier] = model
                         if case .tookOverRow = outcome {
                             // The row's to-many relationships stored in other rows kept their members too.

@@ -194,9 +194,7 @@ extension ModelStorage {
     func setRelationship(_ newValue: Any, at index: Int) {
         let slot = layout.slots[index]
         // Listed once here and reused for the inverses: listing a large relationship is not free.
-        let (newValue, new) = slot.isToMany
-            ? Self.withoutRepeatedMembers(newValue, of: slot)
-            : (newValue, Self.models(in: newValue, of: slot))
+        let (newValue, new) = Self.canonicalValue(newValue, of: slot, resolvingMerged: context?.holdsMergedModels == true)
         let hasInverse = layout.mapping(for: slot).inverse != nil
         guard model != nil else {
             // Still initializing (property defaults and the initializer's assignments land here): the
@@ -221,18 +219,30 @@ extension ModelStorage {
         linkInverses(of: slot, removed: removed, added: added)
     }
 
-    /// A to-many relationship holds each model once, as SwiftData's (a set underneath) does. A model
-    /// listed twice keeps its last place, where the save stores it (appending one it already holds
-    /// moves it to the end): the array listed it twice, which no fetch would show.
-    /// Returns the value to store and its members.
-    static func withoutRepeatedMembers(_ value: Any, of slot: PropertySlot) -> (value: Any, members: [AnyObject]) {
-        let members = models(in: value, of: slot)
-        guard members.count > 1 else { return (value, members) }
-        var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
-        if members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) { return (value, members) }
-        seen.removeAll(keepingCapacity: true)
-        let lastPlaces = Array(members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }.reversed())
-        return (typedValue(for: slot, models: lastPlaces), lastPlaces)
+    /// The value to store and its members. A to-many relationship holds each model once, as
+    /// SwiftData's (a set underneath) does: a model listed twice keeps its last place, where the save
+    /// stores it (appending one it already holds moves it to the end); the array listed it twice,
+    /// which no fetch would show. With `resolvingMerged`, a model merged into another by a unique
+    /// value stands as that other one, whose row it is: holding both listed one row twice.
+    static func canonicalValue(_ value: Any, of slot: PropertySlot, resolvingMerged: Bool) -> (value: Any, members: [AnyObject]) {
+        var members = models(in: value, of: slot)
+        var rewritten = false
+        if resolvingMerged {
+            for (position, member) in members.enumerated() {
+                guard let survivor = (member as? any PersistentModel)?.storage.model, survivor !== member else { continue }
+                members[position] = survivor
+                rewritten = true
+            }
+        }
+        if slot.isToMany && members.count > 1 {
+            var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
+            if !members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) {
+                seen.removeAll(keepingCapacity: true)
+                members = Array(members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }.reversed())
+                rewritten = true
+            }
+        }
+        return rewritten ? (typedValue(for: slot, models: members), members) : (value, members)
     }
 
     private func linkInverses(of slot: PropertySlot, removed: [AnyObject], added: [AnyObject]) {
