@@ -260,6 +260,135 @@ final class RandomUpsertRelationshipTests: StoreTestCase {
         }
     }
 
+    /// Profiles of a few accounts, one per account (`@Relationship(.unique)` to-one): a profile
+    /// inserted for an account that has one upserts it, from either side and whether the account is
+    /// saved or new. Profiles move only to accounts without one, so no save has reason to throw;
+    /// they are deleted, and deleting an account deletes its profile.
+    private func runProfiles(seed: UInt64, steps: Int, refetching: Bool) throws {
+        var random = SeededGenerator(seed: seed)
+        let url = folder.appendingPathComponent("profiles-\(seed).store")
+        let types: [any PersistentModel.Type] = [ForumAccount.self, ForumProfile.self]
+        let container = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url))
+        let otherProcess = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        var accounts: [ForumAccount] = []
+        var profiles: [ForumProfile] = []
+        var log: [String] = []
+        for handle in ["ada", "alan", "grace"] {
+            let account = ForumAccount(handle: handle)
+            context.insert(account)
+            accounts.append(account)
+        }
+        try context.save()
+
+        func fail(_ message: String) throws -> Never {
+            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
+            throw RandomRunDiverged()
+        }
+        func bios(_ list: [ForumProfile]) -> [String] { list.map(\.bio).sorted() }
+
+        func compareWithStore(_ moment: String) throws {
+            let reader = ModelContext(otherProcess)
+            let storedAccounts = try reader.fetch(FetchDescriptor<ForumAccount>())
+            let storedByHandle = Dictionary(storedAccounts.map { ($0.handle, bios($0.profiles)) }, uniquingKeysWith: { first, _ in first })
+            if storedByHandle.count != storedAccounts.count { try fail("\(moment), the store holds a handle twice") }
+            for account in accounts where account.modelContext != nil {
+                guard let inStore = storedByHandle[account.handle] else { try fail("\(moment), account \(account.handle) is not in the store") }
+                if bios(account.profiles) != inStore { try fail("\(moment), \(account.handle) lists \(bios(account.profiles)), the store \(inStore)") }
+            }
+            let storedProfiles = try reader.fetch(FetchDescriptor<ForumProfile>())
+            let accountOfBio = Dictionary(storedProfiles.map { ($0.bio, $0.account?.handle) }, uniquingKeysWith: { first, _ in first })
+            if accountOfBio.count != storedProfiles.count { try fail("\(moment), the store holds a bio twice") }
+            for profile in profiles where profile.modelContext != nil {
+                guard let inStore = accountOfBio[profile.bio] else { try fail("\(moment), profile \(profile.bio) is not in the store") }
+                if profile.account?.handle != inStore {
+                    try fail("\(moment), \(profile.bio) is \(profile.account?.handle ?? "-")'s, the store says \(inStore ?? "-")'s")
+                }
+            }
+            if try context.fetchCount(FetchDescriptor<ForumProfile>()) != storedProfiles.count {
+                try fail("\(moment), the context counts another number of profiles")
+            }
+            if refetching {
+                accounts = try context.fetch(FetchDescriptor<ForumAccount>())
+                profiles = try context.fetch(FetchDescriptor<ForumProfile>())
+            }
+        }
+
+        for step in 0..<steps {
+            let moment = "step \(step)"
+            let liveAccounts = accounts.filter { $0.modelContext != nil && !$0.isDeleted }
+            let liveProfiles = profiles.filter { $0.modelContext != nil && !$0.isDeleted }
+            switch Int.random(in: 0..<100, using: &random) {
+            case 0..<30:
+                let profile = ForumProfile(bio: "p\(step)")
+                let account: ForumAccount
+                if random.chance(15) || liveAccounts.isEmpty {
+                    account = ForumAccount(handle: "h\(step)")
+                    accounts.append(account)
+                } else {
+                    account = random.pick(liveAccounts.map(\.handle)).flatMap { handle in liveAccounts.first { $0.handle == handle } }!
+                }
+                let before = random.chance(50)
+                let fromAccount = random.chance(40)
+                if before { fromAccount ? account.profiles.append(profile) : (profile.account = account) }
+                context.insert(profile)
+                if !before { fromAccount ? account.profiles.append(profile) : (profile.account = account) }
+                profiles.append(profile)
+                log.append("insert \(profile.bio) for \(account.handle) \(fromAccount ? "from the account" : "from the profile"), \(before ? "before" : "after")")
+            case 30..<42:
+                guard let profile = liveProfiles.randomElement(using: &random) else { continue }
+                let free = liveAccounts.filter { $0.profiles.isEmpty }
+                let account = random.chance(80) ? free.randomElement(using: &random) : nil
+                if random.chance(50) || account == nil {
+                    profile.account = account
+                    log.append("\(profile.bio).account = \(account?.handle ?? "-")")
+                } else {
+                    account?.profiles.append(profile)
+                    log.append("\(account?.handle ?? "-").profiles.append(\(profile.bio))")
+                }
+            case 42..<50:
+                guard let profile = liveProfiles.randomElement(using: &random) else { continue }
+                context.delete(profile)
+                log.append("delete \(profile.bio)")
+            case 50..<54:
+                guard let account = liveAccounts.randomElement(using: &random) else { continue }
+                context.delete(account)
+                log.append("delete \(account.handle)")
+            case 54..<60:
+                guard let profile = liveProfiles.randomElement(using: &random) else { continue }
+                profile.bio += "+"
+                log.append("edit \(profile.bio)")
+            case 60..<78:
+                guard let account = liveAccounts.randomElement(using: &random) else { continue }
+                log.append("read \(account.handle): \(bios(account.profiles))")
+            case 78..<96:
+                do {
+                    try context.save()
+                } catch {
+                    try fail("\(moment), the save threw \(error)")
+                }
+                log.append("save")
+                try compareWithStore(moment)
+            default:
+                context.rollback()
+                log.append("rollback")
+                try compareWithStore(moment)
+            }
+        }
+    }
+
+    func testProfilesUpsertedByAccountShowWhatTheStoreHolds() throws {
+        try forEachRandomRun(environmentPrefix: "RANDOM_UPSERT", seeds: [20_261_128, 7, 19], steps: 600) {
+            try runProfiles(seed: $0, steps: $1, refetching: true)
+        }
+    }
+
+    func testProfilesUpsertedByAccountShowWhatTheStoreHoldsWithoutBeingFetchedAgain() throws {
+        try forEachRandomRun(environmentPrefix: "RANDOM_UPSERT", seeds: [20_261_128, 7, 19], steps: 600) {
+            try runProfiles(seed: $0, steps: $1, refetching: false)
+        }
+    }
+
     func testStationsUpsertedWithTheirBroadcastsShowWhatTheStoreHolds() throws {
         try forEachRandomRun(environmentPrefix: "RANDOM_UPSERT", seeds: [20_261_128, 7, 19], steps: 600) {
             try runStations(seed: $0, steps: $1, refetching: true)

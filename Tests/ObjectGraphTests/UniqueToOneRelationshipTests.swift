@@ -179,6 +179,41 @@ final class UniqueToOneRelationshipTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<ForumProfile>()).map(\.bio), ["second"])
         XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<ForumAccount>()).first?.profiles.map(\.bio), ["second"])
     }
+
+    /// A saved profile moved to a new account, and a new profile for that account, in one save: the
+    /// edit comes first, so the insert takes the moved profile's row over, as it would had the
+    /// account been saved. The move's reference waited for the account's key until every insert
+    /// was written, and then broke the unique index the insert had not met.
+    func testANewProfileForANewAccountTakesOverTheProfileMovedToItInTheSameSave() throws {
+        for profileFirst in [false, true] {
+            let container = try ModelContainer(
+                for: Schema([ForumAccount.self, ForumProfile.self]),
+                configurations: ModelConfiguration(url: folder.appendingPathComponent("profile-first-\(profileFirst).store")))
+            let context = ModelContext(container)
+            let moved = ForumProfile(bio: "moved")
+            context.insert(moved)
+            try context.save()
+
+            let account = ForumAccount(handle: "new")
+            let fresh = ForumProfile(bio: "fresh")
+            if profileFirst {
+                fresh.account = account
+                context.insert(fresh)
+            } else {
+                context.insert(account)
+                context.insert(fresh)
+                fresh.account = account
+            }
+            moved.account = account
+            try context.save()
+
+            XCTAssertEqual(account.profiles.map(\.bio), ["fresh"], "profile inserted first: \(profileFirst)")
+            XCTAssertEqual(moved.bio, "fresh")
+            let stored = try ModelContext(container).fetch(FetchDescriptor<ForumProfile>())
+            XCTAssertEqual(stored.map(\.bio), ["fresh"])
+            XCTAssertEqual(stored.first?.account?.handle, "new")
+        }
+    }
 }
 
 // A pass's holder, not unique at V1, unique from V2, not unique again at V3.

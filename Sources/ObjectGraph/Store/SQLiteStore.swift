@@ -548,8 +548,21 @@ final class SQLiteStore: @unchecked Sendable {
                 func key(of storage: ModelStorage) -> Int64? {
                     storage.primaryKey ?? assignedKeys[ObjectIdentifier(storage)]
                 }
-                /// References to rows inserted later in this transaction, filled in once those rows have keys.
-                var laterReferences: [(storage: ModelStorage, slot: PropertySlot, target: ModelStorage)] = []
+                /// References to rows inserted later in this transaction, by the model they refer to.
+                var laterReferences: [ObjectIdentifier: [(storage: ModelStorage, slot: PropertySlot)]] = [:]
+                /// Writes the references waiting for `target`'s row as soon as it has a key, before the next
+                /// insert: a saved model moved to a new one is edited before the inserts, so an insert
+                /// referring to that new one by a unique relationship meets the moved row and takes it
+                /// over. Written after every insert, the move broke the unique index instead.
+                func writeReferences(to target: ModelStorage) throws {
+                    guard let waiting = laterReferences.removeValue(forKey: ObjectIdentifier(target)) else { return }
+                    let targetKey = key(of: target)?.databaseValue ?? .null
+                    for (storage, slot) in waiting {
+                        guard let ownerKey = key(of: storage) else { continue }
+                        try updateRow(storage.layout, key: ownerKey, slots: [slot], values: [targetKey], in: db, bumpsVersion: false)
+                        result.foreignKeys[ObjectIdentifier(storage), default: [:]][slot.index] = targetKey
+                    }
+                }
                 /// Rows whose full-text entries are out until the end (updated text, new rows, taken over).
                 var outOfFullTextIndex = PendingFullTextEntries()
 
@@ -595,7 +608,7 @@ final class SQLiteStore: @unchecked Sendable {
                     for (position, slot) in slots.enumerated() {
                         if let target = update.pendingReferences[slot.index] {
                             values[position] = .null
-                            laterReferences.append((update.storage, slot, target))
+                            laterReferences[ObjectIdentifier(target), default: []].append((update.storage, slot))
                         }
                     }
                     try updateRow(update.storage.layout, key: key, slots: slots, values: values, in: db,
@@ -612,7 +625,7 @@ final class SQLiteStore: @unchecked Sendable {
                             result.foreignKeys[ObjectIdentifier(insert.storage), default: [:]][slot.index] = targetKey.databaseValue
                         } else {
                             values[position] = .null
-                            laterReferences.append((insert.storage, slot, target))
+                            laterReferences[ObjectIdentifier(target), default: []].append((insert.storage, slot))
                         }
                     }
                     // The row goes in unless it collides with a saved one on a unique attribute
@@ -641,13 +654,7 @@ final class SQLiteStore: @unchecked Sendable {
                         result.versions[ObjectIdentifier(insert.storage)] = try rowVersion(of: layout, key: existing, in: db) ?? 1
                         assignedKeys[ObjectIdentifier(insert.storage)] = existing
                     }
-                }
-                for reference in laterReferences {
-                    guard let ownerKey = key(of: reference.storage) else { continue }
-                    let targetKey = key(of: reference.target)?.databaseValue ?? .null
-                    try updateRow(reference.storage.layout, key: ownerKey, slots: [reference.slot], values: [targetKey],
-                                  in: db, bumpsVersion: false)
-                    result.foreignKeys[ObjectIdentifier(reference.storage), default: [:]][reference.slot.index] = targetKey
+                    if !laterReferences.isEmpty { try writeReferences(to: insert.storage) }
                 }
                 // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
                 // New owners have no rows yet: theirs are inserted together, one statement per join table.
