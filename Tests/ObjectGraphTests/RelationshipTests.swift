@@ -52,6 +52,49 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(try fresh.fetch(FetchDescriptor<Playlist>()).first?.songs.count, 1)
     }
 
+    /// A model deleted and not saved stays in the relationships that hold it, however they are read:
+    /// a folder's snippets and a tag's snippets first read (or prefetched) after the delete list it, as
+    /// the snippet's folder does, and a rollback leaves every list as the store has it (they left it
+    /// out, and kept it out after the rollback brought it back).
+    func testADeletedModelStaysInRelationshipsFirstReadBeforeTheSaveAndARollbackKeepsThem() throws {
+        let container = try container(SnippetFolder.self, SnippetItem.self, SnippetTag.self)
+        do {
+            let context = ModelContext(container)
+            let folder = SnippetFolder(name: "work"), tag = SnippetTag(name: "sql"), snippet = SnippetItem(title: "query")
+            for model in [folder, tag, snippet] as [any PersistentModel] { context.insert(model) }
+            snippet.folder = folder
+            snippet.tags = [tag]
+            try context.save()
+        }
+        for prefetching in [false, true] {
+            let context = ModelContext(container)
+            let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetItem>()).first)
+            context.delete(snippet)
+            var folders = FetchDescriptor<SnippetFolder>()
+            var tags = FetchDescriptor<SnippetTag>()
+            if prefetching {
+                folders.relationshipKeyPathsForPrefetching = [\.snippets]
+                tags.relationshipKeyPathsForPrefetching = [\.snippets]
+            }
+            let folder = try XCTUnwrap(context.fetch(folders).first)
+            let tag = try XCTUnwrap(context.fetch(tags).first)
+            XCTAssertEqual(folder.snippets.map(\.title), ["query"], "prefetching: \(prefetching)")
+            XCTAssertEqual(tag.snippets.map(\.title), ["query"], "prefetching: \(prefetching)")
+            XCTAssertTrue(snippet.folder === folder)
+            context.rollback()
+            XCTAssertEqual(folder.snippets.map(\.title), ["query"], "prefetching: \(prefetching)")
+            XCTAssertEqual(tag.snippets.map(\.title), ["query"], "prefetching: \(prefetching)")
+        }
+        let context = ModelContext(container)
+        let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetItem>()).first)
+        context.delete(snippet)
+        let folder = try XCTUnwrap(context.fetch(FetchDescriptor<SnippetFolder>()).first)
+        XCTAssertEqual(folder.snippets.count, 1)
+        try context.save()
+        XCTAssertEqual(folder.snippets.count, 0, "the save's delete rule takes it out")
+        XCTAssertEqual(try context.fetch(FetchDescriptor<SnippetTag>()).first?.snippets.count, 0)
+    }
+
     func testAppendingToTheToManySideSetsTheToOneSide() {
         let budget = Budget(name: "Food")
         let bread = Transaction(note: "bread", amount: 3)

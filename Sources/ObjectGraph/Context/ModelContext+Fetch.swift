@@ -199,8 +199,12 @@ extension ModelContext {
         return object
     }
 
+    /// The model for a row reached through a relationship (or by its key), deleted ones included: a
+    /// model deleted and not yet saved stays in the relationships that hold it until the save, as a
+    /// to-one or an already loaded to-many shows it. A to-many first read after the delete left it
+    /// out, and kept it out after a rollback brought it back.
     func anyModel(_ type: any PersistentModel.Type, from row: SQLiteStore.FetchedRow, layout: EntityLayout) throws -> (any PersistentModel)? {
-        try model(type, from: row, layout: layout)
+        try model(type, from: row, layout: layout, includeDeleted: true)
     }
 
     /// This context's unsaved models of one type.
