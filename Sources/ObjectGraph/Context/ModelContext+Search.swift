@@ -37,7 +37,7 @@ extension ModelContext {
     /// importance of matches in some attributes (1 by default). `relationshipKeyPathsForPrefetching`
     /// loads those relationships of every hit at once, as `FetchDescriptor`'s does, instead of one
     /// query per hit when each is first read. Saved data only: pending changes of this context are
-    /// not searched.
+    /// not searched, and a model it deleted is found until it saves.
     public func search<T: PersistentModel>(
         _ type: T.Type = T.self,
         for query: String,
@@ -200,9 +200,11 @@ extension ModelContext {
         }
         var hits: [SearchHit<T>] = []
         for ranked in keys {
-            // A hit deleted since it was ranked has no row, and one in the trash no model.
+            // A hit deleted since it was ranked has no row. One this context deleted and has not saved
+            // is listed: a search reads saved data, as its total and the counts matching it do (left out
+            // here alone, a page came up short of what the total promised).
             guard let row = rowsByKey[ranked.key],
-                  let model = try model(T.self, from: row, layout: layout, includeDeleted: false) else { continue }
+                  let model = try model(T.self, from: row, layout: layout, includeDeleted: true) else { continue }
             var fragments: [String: [TextFragment]] = [:]
             for (position, slot) in layout.spotlightSlots.enumerated() {
                 guard let text = excerpts[ranked.key]?[position], text.unicodeScalars.contains("\u{E000}") else { continue }

@@ -248,6 +248,23 @@ final class FullTextSearchTests: PredicateTestCase {
         try queue.close()
     }
 
+    /// A search reads saved data: a model deleted and not saved is among the hits its total counts
+    /// (the hits left it out, one short of the total), and leaves both with the save.
+    func testAModelDeletedAndNotSavedIsFoundUntilTheSave() throws {
+        let article = try XCTUnwrap(context.fetch(FetchDescriptor<Article>()).first { $0.title == "Sorted sets" })
+        let before = try context.search(Article.self, for: "redis")
+        XCTAssertEqual(before.hits.count, before.totalCount)
+        context.delete(article)
+        let pending = try context.search(Article.self, for: "redis")
+        XCTAssertEqual(pending.totalCount, before.totalCount)
+        XCTAssertEqual(pending.hits.map(\.model.title), before.hits.map(\.model.title))
+        try context.save()
+        let saved = try context.search(Article.self, for: "redis")
+        XCTAssertEqual(saved.totalCount, before.totalCount - 1)
+        XCTAssertEqual(saved.hits.count, saved.totalCount)
+        XCTAssertFalse(saved.hits.contains { $0.model === article })
+    }
+
     func testTheIndexIsBuiltForRowsThatExistedBeforeIt() throws {
         let queue = try GRDB.DatabaseQueue(path: storeURL.path)
         try queue.write { try $0.execute(sql: "DROP TABLE _fts_Article") }
