@@ -29,7 +29,8 @@ import XCTest
 ///
 /// After every save, rollback and write of the other container, one context of each container
 /// runs a few random queries (words, two words, a prefix, an exclusion, a phrase, with and
-/// without a filter) and checks the hits, their order by score, the total, paging two at a time,
+/// without a filter) and checks the hits, their order by score, the words their excerpts mark (words
+/// of the query, in the text the row holds now), the total, paging two at a time,
 /// and the counts per cuisine. `RANDOM_SEARCH_SEED` and `RANDOM_SEARCH_STEPS` run other sequences.
 final class RandomSearchTests: StoreTestCase {
     private static let names = ["n0", "n1", "n2", "n3", "n4", "n5"]
@@ -45,10 +46,11 @@ final class RandomSearchTests: StoreTestCase {
         var minutes: Int
     }
 
-    /// A query and how to tell whether a row matches it.
+    /// A query, how to tell whether a row matches it, and which words its excerpts may mark.
     private struct Query {
         let text: String
         let matches: (StoredRecipe) -> Bool
+        var marks: (String) -> Bool
     }
 
     private static func tokens(_ text: String) -> [String] {
@@ -63,24 +65,25 @@ final class RandomSearchTests: StoreTestCase {
         let first = random.pick(words)!, second = random.pick(words)!
         switch Int.random(in: 0..<5, using: &random) {
         case 0:
-            return Query(text: first) { hasWord($0, first) }
+            return Query(text: first, matches: { hasWord($0, first) }, marks: { $0 == first })
         case 1:
-            return Query(text: "\(first) \(second)") { hasWord($0, first) && hasWord($0, second) }
+            return Query(text: "\(first) \(second)", matches: { hasWord($0, first) && hasWord($0, second) },
+                         marks: { $0 == first || $0 == second })
         case 2:
             let prefix = String(first.prefix(2))
-            return Query(text: "\(prefix)*") { recipe in
+            return Query(text: "\(prefix)*", matches: { recipe in
                 (tokens(recipe.title) + tokens(recipe.method)).contains { $0.hasPrefix(prefix) }
-            }
+            }, marks: { $0.hasPrefix(prefix) })
         case 3:
-            return Query(text: "\(first) -\(second)") { hasWord($0, first) && !hasWord($0, second) }
+            return Query(text: "\(first) -\(second)", matches: { hasWord($0, first) && !hasWord($0, second) }, marks: { $0 == first })
         default:
             // A phrase: the two words next to each other, in one attribute.
-            return Query(text: "\"\(first) \(second)\"") { recipe in
+            return Query(text: "\"\(first) \(second)\"", matches: { recipe in
                 [recipe.title, recipe.method].contains { text in
                     let words = tokens(text)
                     return words.indices.dropLast().contains { words[$0] == first && words[$0 + 1] == second }
                 }
-            }
+            }, marks: { $0 == first || $0 == second || $0 == "\(first) \(second)" })
         }
     }
 
@@ -130,6 +133,21 @@ final class RandomSearchTests: StoreTestCase {
                 let found = results.hits.map(\.model.name).sorted()
                 if found != expected.map(\.name).sorted() { try fail("\(described) found \(found), the rows say \(expected.map(\.name).sorted())") }
                 if results.totalCount != expected.count { try fail("\(described) counted \(results.totalCount), the rows say \(expected.count)") }
+                // Excerpts mark words of the query that the row's text holds now, not when it was first searched.
+                let storedByName = Dictionary(stored.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                for hit in results.hits {
+                    guard let row = storedByName[hit.model.name] else { continue }
+                    if hit.excerpts.isEmpty { try fail("\(described): \(row.name) has no excerpt") }
+                    for (attribute, fragments) in hit.excerpts {
+                        let text = attribute == "title" ? row.title : row.method
+                        for fragment in fragments where fragment.isMatch {
+                            let marked = fragment.text.lowercased()
+                            if !query.marks(marked) || !text.lowercased().contains(marked) {
+                                try fail("\(described): \(row.name)'s \(attribute) \"\(text)\" has \"\(fragment.text)\" marked")
+                            }
+                        }
+                    }
+                }
                 let scores = results.hits.map(\.score)
                 if scores != scores.sorted() { try fail("\(described) came out of order: \(scores)") }
 
