@@ -29,7 +29,7 @@ import XCTest
 ///
 /// After every save, rollback and write of the other container, one context of each container
 /// runs a few random queries (words, two words, a prefix, an exclusion, a phrase, with and
-/// without a filter) and checks the hits, their order by score, the words their excerpts mark (words
+/// without a filter) and checks the hits, their scores (SQLite's own bm25's) and order, the words their excerpts mark (words
 /// of the query, in the text the row holds now), the total, paging two at a time,
 /// and the counts per cuisine. `RANDOM_SEARCH_SEED` and `RANDOM_SEARCH_STEPS` run other sequences.
 final class RandomSearchTests: StoreTestCase {
@@ -128,8 +128,9 @@ final class RandomSearchTests: StoreTestCase {
                 let expected = stored.filter { query.matches($0) && (cuisine == nil || $0.cuisine == cuisine) }
                 let described = "\(moment), search \(query.text) in \(cuisine ?? "any cuisine")"
 
+                let titleWeight = random.chance(50) ? 10.0 : 1.0
                 let results = try context.search(CookbookEntry.self, for: query.text, where: predicate,
-                                                 weights: random.chance(50) ? [\CookbookEntry.title: 10] : [:])
+                                                 weights: [\CookbookEntry.title: titleWeight])
                 let found = results.hits.map(\.model.name).sorted()
                 if found != expected.map(\.name).sorted() { try fail("\(described) found \(found), the rows say \(expected.map(\.name).sorted())") }
                 if results.totalCount != expected.count { try fail("\(described) counted \(results.totalCount), the rows say \(expected.count)") }
@@ -146,6 +147,20 @@ final class RandomSearchTests: StoreTestCase {
                                 try fail("\(described): \(row.name)'s \(attribute) \"\(text)\" has \"\(fragment.text)\" marked")
                             }
                         }
+                    }
+                }
+                // Each score is SQLite's own bm25 of the row now, however much of the ranking was kept.
+                let match = try XCTUnwrap(FullTextQuery(query.text).matchExpression)
+                let bm25 = try sql.read { db in
+                    Dictionary(try Row.fetchAll(db, sql: """
+                        SELECT "CookbookEntry"."name", bm25("_fts_CookbookEntry", \(titleWeight), 1) FROM "_fts_CookbookEntry"
+                        JOIN "CookbookEntry" ON "CookbookEntry"."_pk" = "_fts_CookbookEntry".rowid WHERE "_fts_CookbookEntry" MATCH ?
+                        """, arguments: [match]).map { ($0[0] as String, $0[1] as Double) }, uniquingKeysWith: { first, _ in first })
+                }
+                for hit in results.hits {
+                    guard let expectedScore = bm25[hit.model.name] else { continue }
+                    if abs(hit.score - expectedScore) > abs(expectedScore) * 1e-9 {
+                        try fail("\(described) (title weight \(titleWeight)): \(hit.model.name) scored \(hit.score), SQLite's bm25 \(expectedScore)")
                     }
                 }
                 let scores = results.hits.map(\.score)
@@ -238,6 +253,6 @@ final class RandomSearchTests: StoreTestCase {
     }
 
     func testSearchesAndCountsFollowEverySaveOfEitherProcess() throws {
-        try forEachRandomRun(environmentPrefix: "RANDOM_SEARCH", seeds: [20_261_128, 3, 11], steps: 500) { try run(seed: $0, steps: $1) }
+        try forEachRandomRun(environmentPrefix: "RANDOM_SEARCH", seeds: [20_261_128, 3, 11], steps: 400) { try run(seed: $0, steps: $1) }
     }
 }
