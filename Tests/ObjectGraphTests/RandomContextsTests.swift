@@ -64,8 +64,7 @@ final class RandomContextsTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func checkStore(_ moment: String) throws {
             let expected = stored.mapValues(\.body)

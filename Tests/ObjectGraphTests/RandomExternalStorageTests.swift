@@ -88,8 +88,7 @@ final class RandomExternalStorageTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func newImage() -> Image? {
             nextImage += 1

@@ -47,8 +47,7 @@ final class RandomTaggingTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func snippet(_ title: String, in context: ModelContext) throws -> SnippetItem {
             guard let found = try context.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == title })).first else {

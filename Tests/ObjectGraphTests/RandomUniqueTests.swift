@@ -41,8 +41,7 @@ final class RandomUniqueTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func describe(_ values: some Sequence<Row>) -> String { values.map(\.description).sorted().joined(separator: ", ") }
 

@@ -44,8 +44,7 @@ final class RandomUpsertRelationshipTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func filed(_ record: Vinyl) -> Filed {
             Filed(title: record.title, bin: record.bin?.label, styles: record.styles.map(\.name).sorted())
@@ -155,8 +154,7 @@ final class RandomUpsertRelationshipTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func titles(_ list: [Broadcast]) -> [String] { list.map(\.title).sorted() }
 
@@ -264,8 +262,7 @@ final class RandomUpsertRelationshipTests: StoreTestCase {
         try context.save()
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func bios(_ list: [ForumProfile]) -> [String] { list.map(\.bio).sorted() }
 

@@ -104,8 +104,7 @@ final class RandomSearchTests: StoreTestCase {
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
-            XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
-            throw RandomRunDiverged()
+            throw RandomRunDiverged.reported(message, seed: seed, log: log)
         }
         func newRecipe(_ step: Int) -> CookbookEntry {
             CookbookEntry(name: random.pick(Self.names)!, title: Self.randomText(using: &random, count: 1...3),

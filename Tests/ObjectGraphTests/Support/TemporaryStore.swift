@@ -90,4 +90,11 @@ extension SeededGenerator {
 }
 
 /// Thrown by a random test at its first difference from its plain model: what follows says nothing new.
-struct RandomRunDiverged: Error {}
+struct RandomRunDiverged: Error {
+    /// Fails the test with `message`, the seed that reproduces it and the run's last steps, and
+    /// returns the error that ends the run.
+    static func reported(_ message: String, seed: UInt64, log: [String]) -> RandomRunDiverged {
+        XCTFail("seed \(seed): \(message)\nlast steps:\n\(log.suffix(30).joined(separator: "\n"))")
+        return RandomRunDiverged()
+    }
+}
