@@ -179,6 +179,74 @@ final class ModelContextTests: StoreTestCase {
         XCTAssertEqual(try context.fetch(firstTwo).map(\.title), ["0", "a"])
     }
 
+    func testFetchCountCountsAnEditedModelAsItIsNow() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let notes = ["draft one", "draft two", "final"].map { Note(title: $0) }
+        notes.forEach(context.insert)
+        try context.save()
+        let drafts = FetchDescriptor<Note>(predicate: #Predicate { $0.title.contains("draft") })
+        notes[0].title = "published"
+        notes[2].title = "draft three"
+        XCTAssertEqual(try context.fetch(drafts).map(\.title).sorted(), ["draft three", "draft two"])
+        XCTAssertEqual(try context.fetchCount(drafts), 2, "one edit leaves the predicate and one enters it")
+        notes[1].title = "published too"
+        XCTAssertEqual(try context.fetchCount(drafts), 1)
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Note>()), 3)
+        try context.save()
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(drafts), 1)
+    }
+
+    func testFetchCountTakesBackADeletedModelAsItWasSaved() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        let notes = ["draft", "final", "draft two"].map { Note(title: $0) }
+        notes.forEach(context.insert)
+        try context.save()
+        let drafts = FetchDescriptor<Note>(predicate: #Predicate { $0.title.contains("draft") })
+        // Edited into the predicate, then deleted: its saved row was never counted.
+        notes[1].title = "draft again"
+        context.delete(notes[1])
+        XCTAssertEqual(try context.fetch(drafts).map(\.title).sorted(), ["draft", "draft two"])
+        XCTAssertEqual(try context.fetchCount(drafts), 2)
+        // Edited out of the predicate, then deleted: the saved row it takes away is a draft.
+        notes[2].title = "scrapped"
+        context.delete(notes[2])
+        XCTAssertEqual(try context.fetchCount(drafts), 1)
+    }
+
+    func testAFetchThroughARelationshipSeesTheRelatedModelsUnsavedChanges() throws {
+        let context = ModelContext(try makeContainer(SnippetFolder.self))
+        let work = SnippetFolder(name: "Work"), home = SnippetFolder(name: "Home")
+        for (title, folder) in [("a", work), ("b", home), ("c", work)] {
+            let snippet = SnippetItem(title: title)
+            snippet.folder = folder
+            context.insert(snippet)
+        }
+        try context.save()
+        work.name = "Zoo"
+        let inZoo = FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.folder?.name == "Zoo" }, sortBy: [SortDescriptor(\.title)])
+        XCTAssertEqual(try context.fetch(inZoo).map(\.title), ["a", "c"], "the folder's new name")
+        XCTAssertEqual(try context.fetchCount(inZoo), 2)
+        var byFolder = FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.folder?.name), SortDescriptor(\.title)])
+        XCTAssertEqual(try context.fetch(byFolder).map(\.title), ["b", "a", "c"], "Home before Zoo")
+        byFolder.fetchLimit = 1
+        XCTAssertEqual(try context.fetch(byFolder).map(\.title), ["b"])
+        context.rollback()
+        XCTAssertEqual(try context.fetch(inZoo).map(\.title), [])
+
+        // A tag's snippets changed from the tag's side only.
+        let tag = SnippetTag(name: "swift")
+        context.insert(tag)
+        let snippets = try context.fetch(FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.title)]))
+        try context.save()
+        tag.snippets.append(snippets[1])
+        let tagged = FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.tags.contains { $0.name == "swift" } })
+        XCTAssertEqual(try context.fetch(tagged).map(\.title), ["b"])
+        XCTAssertEqual(try context.fetchCount(tagged), 1)
+
+        context.rollback()
+        XCTAssertEqual(try context.fetch(tagged).map(\.title), [])
+    }
+
     func testSortLimitAndOffsetPageThroughWithoutRepeatsOrGaps() throws {
         let context = ModelContext(try makeContainer(Note.self))
         for index in 0..<23 {

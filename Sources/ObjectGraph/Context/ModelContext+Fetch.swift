@@ -8,7 +8,8 @@ extension ModelContext {
         let layout = try store.layout(for: T.self)
         var query = try rowQuery(for: descriptor, layout: layout)
         let pending = descriptor.includePendingChanges ? pendingModels(of: T.self, layout: layout) : PendingModels<T>()
-        guard !pending.isEmpty else {
+        let readsRelatedChanges = descriptor.includePendingChanges && readsUnsavedRelatedModels(query)
+        guard !pending.isEmpty || readsRelatedChanges else {
             let includeDeleted = !descriptor.includePendingChanges
             let unloaded = try unloadedSlots(for: descriptor.propertiesToFetch, layout: layout)
             let rows = try store.fetchRows(layout, query: query, unloaded: unloaded)
@@ -20,16 +21,27 @@ extension ModelContext {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: results, layout: layout)
             return results
         }
-        // Unsaved changes can move models into or out of the window: read enough saved rows to cover
-        // every model they can displace, then filter, order and cut the window in memory.
-        query.limit = descriptor.fetchLimit.map { $0 + (descriptor.fetchOffset ?? 0) + pending.displacedCount }
+        if readsRelatedChanges {
+            // The store would test and order the saved rows by the related models as they are saved,
+            // not as this context shows them (a folder renamed, a tag's snippets changed from the
+            // tag's side): every saved model is tested and ordered in memory instead.
+            query.condition = nil
+            query.orderBy = []
+            query.limit = nil
+        } else {
+            // Unsaved changes can move models into or out of the window: read enough saved rows to
+            // cover every model they can displace, then filter, order and cut the window in memory.
+            query.limit = descriptor.fetchLimit.map { $0 + (descriptor.fetchOffset ?? 0) + pending.displacedCount }
+        }
         query.offset = nil
+        let changedModels = Set(pending.changed.map(ObjectIdentifier.init))
         var results: [T] = []
         var seen = Set<ObjectIdentifier>()
         for row in try store.fetchRows(layout, query: query) {
             if pending.awaitingBatchDelete.contains(row.primaryKey) { continue }
             guard let object = try model(T.self, from: row, layout: layout) else { continue }
-            if pending.changed.contains(where: { $0 === object }) { continue }
+            if changedModels.contains(ObjectIdentifier(object)) { continue }
+            if readsRelatedChanges, try !(descriptor.predicate?.evaluate(object) ?? true) { continue }
             results.append(object)
             seen.insert(ObjectIdentifier(object))
         }
@@ -47,11 +59,23 @@ extension ModelContext {
     /// The number of models that match a descriptor, without creating them.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let layout = try store.layout(for: T.self)
+        if descriptor.includePendingChanges, readsUnsavedRelatedModels(try rowQuery(for: descriptor, layout: layout)) {
+            // Counted as `fetch` lists them, tested in memory (see there).
+            var every = descriptor
+            every.fetchOffset = nil
+            every.fetchLimit = nil
+            return window(ofCount: try fetch(every).count, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        }
         var count = try savedCount(matching: descriptor.predicate, layout: layout)
         if descriptor.includePendingChanges {
             let pending = pendingModels(of: T.self, layout: layout)
             for object in pending.inserted where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
-            for object in pending.deletedSaved where try matchesSavedState(object, descriptor.predicate) { count -= 1 }
+            // The saved rows of deleted and changed models are taken back as the store matched them
+            // (a deleted model's values in memory may be edits made before the delete), and a changed
+            // model counts as it is now, as `fetch` lists it.
+            let savedPending = (pending.deletedSaved + pending.changed).compactMap(\.storage.primaryKey)
+            count -= try savedKeys(among: savedPending, matching: descriptor.predicate, layout: layout).count
+            for object in pending.changed where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
             if !pending.awaitingBatchDelete.isEmpty {
                 // A model loaded since the batch was asked for is counted above already if deleted, and
                 // kept by the save if changed.
@@ -60,9 +84,41 @@ extension ModelContext {
                 count -= matching.count { pending.awaitingBatchDelete.contains($0) && !counted.contains($0) }
             }
         }
-        if let offset = descriptor.fetchOffset { count = max(0, count - offset) }
-        if let limit = descriptor.fetchLimit { count = min(count, limit) }
+        return window(ofCount: count, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+    }
+
+    /// How many of `count` models a fetch's offset and limit leave.
+    private func window(ofCount count: Int, offset: Int?, limit: Int?) -> Int {
+        var count = count
+        if let offset { count = max(0, count - offset) }
+        if let limit { count = min(count, limit) }
         return count
+    }
+
+    /// Whether a query reads, through a relationship, models of an entity that has unsaved inserts,
+    /// changes or deletes in this context (or rows awaiting a batch delete). The store answers it from
+    /// the related rows as saved. Every table a query reads appears in its SQL as a quoted name; the
+    /// queried entity's own table does only when a relationship leads back to it.
+    private func readsUnsavedRelatedModels(_ query: RowQuery) -> Bool {
+        var entities = Set<String>()
+        for model in inserted.values { entities.insert(model.storage.layout.name) }
+        for model in changed.values { entities.insert(model.storage.layout.name) }
+        for model in deleted.values { entities.insert(model.storage.layout.name) }
+        for (entity, keys) in rowsAwaitingBatchDelete where !keys.isEmpty { entities.insert(entity) }
+        guard !entities.isEmpty else { return false }
+        let sql = ([query.condition?.sql ?? ""] + query.orderBy).joined(separator: " ")
+        return !AggregateCache.identifiers(in: sql).isDisjoint(with: entities)
+    }
+
+    /// Which of `keys` are saved rows that match `predicate`, as the store holds them.
+    private func savedKeys<T: PersistentModel>(among keys: [Int64], matching predicate: Predicate<T>?, layout: EntityLayout) throws -> [Int64] {
+        guard !keys.isEmpty else { return [] }
+        var query = try rowQuery(for: FetchDescriptor<T>(predicate: predicate), layout: layout)
+        let among = "\(RowQuery.alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))"
+        let keyList = SQLiteStore.jsonArray(keys).databaseValue
+        query.condition = query.condition.map { SQLFragment("(\($0.sql)) AND \(among)", $0.arguments + [keyList]) }
+            ?? SQLFragment(among, [keyList])
+        return try store.fetchKeys(layout, query: query)
     }
 
     /// How many saved models match `predicate`; one that excludes the holders of a to-many match, by
@@ -225,11 +281,6 @@ extension ModelContext {
             changed: changed.values.compactMap { $0 as? T },
             deletedSaved: deleted.values.compactMap { $0 as? T },
             awaitingBatchDelete: rowsAwaitingBatchDelete.isEmpty ? [] : rowsAwaitingBatchDelete[layout.name] ?? [])
-    }
-
-    /// Whether a deleted model's saved row matches a predicate (its in-memory values stand in for the row).
-    private func matchesSavedState<T: PersistentModel>(_ object: T, _ predicate: Predicate<T>?) throws -> Bool {
-        try predicate?.evaluate(object) ?? true
     }
 
     /// Sorts with the descriptors, breaking ties as the store does (`RowQuery.tieBreak`): by primary

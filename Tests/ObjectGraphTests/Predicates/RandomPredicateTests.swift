@@ -49,11 +49,11 @@ final class RandomPredicateTests: PredicateTestCase {
 
     // MARK: Generating predicates
 
-    private typealias Condition = (Root) -> any StandardPredicateExpression<Bool>
+    typealias Condition = (Root) -> any StandardPredicateExpression<Bool>
     /// The marks' identifiers, for tests on a to-many relationship by key.
-    private var markIDs: [PersistentIdentifier] = []
+    var markIDs: [PersistentIdentifier] = []
 
-    private func randomCondition(depth: Int, using random: inout SeededGenerator) -> Condition {
+    func randomCondition(depth: Int, using random: inout SeededGenerator) -> Condition {
         if depth == 0 || Int.random(in: 0..<3, using: &random) == 0 { return randomLeaf(using: &random) }
         let left = randomCondition(depth: depth - 1, using: &random)
         switch Int.random(in: 0..<3, using: &random) {
@@ -68,7 +68,7 @@ final class RandomPredicateTests: PredicateTestCase {
         }
     }
 
-    private func randomLeaf(using random: inout SeededGenerator) -> Condition {
+    func randomLeaf(using random: inout SeededGenerator) -> Condition {
         let number = Int.random(in: -5...5, using: &random)
         let ratio = Double(Int.random(in: -20...20, using: &random)) / 4
         let small = Int.random(in: 0...3, using: &random)
