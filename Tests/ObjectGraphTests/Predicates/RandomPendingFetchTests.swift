@@ -4,12 +4,13 @@ import XCTest
 
 /// Fetches of a context with unsaved changes, against the same context's models in memory. One
 /// context inserts specimens, edits their attributes, sets their group and marks from either side,
-/// deletes them one by one and by predicate, saves and rolls back in random turns; after each step,
-/// random fetches (a predicate of `RandomPredicateTests`' kinds or none, one or two sort descriptors,
-/// an offset and a limit or not) must give what README promises: the context's every model that
-/// `Predicate.evaluate` keeps, in the descriptors' order, ties broken as the save will break them
-/// (saved rows by key, then unsaved models in the order they were inserted, all in the direction of
-/// the last descriptor), cut to the window; and `fetchCount` must count that window.
+/// deletes them one by one and by predicate, renames, adds and deletes groups, saves and rolls back
+/// in random turns; after each step, random fetches (a predicate of `RandomPredicateTests`' kinds or
+/// none, one or two sort descriptors, an offset and a limit or not) must give what README promises:
+/// the context's every model that `Predicate.evaluate` keeps, in the descriptors' order, ties broken
+/// as the save will break them (saved rows by key, then unsaved models in the order they were
+/// inserted, all in the direction of the last descriptor), cut to the window; and `fetchCount` must
+/// count that window.
 /// `RANDOM_PENDING_FETCH_SEED` and `RANDOM_PENDING_FETCH_STEPS` run other sequences.
 extension RandomPredicateTests {
     func testFetchesWithUnsavedChangesMatchTheContextInMemory() throws {
@@ -173,11 +174,21 @@ extension RandomPredicateTests {
                 log.append("\(step): delete every specimen numbered \(number)")
                 try context.delete(model: Specimen.self, where: #Predicate { $0.number == number })
                 unsaved.removeAll { $0.number == number }
-            case 71..<76:
-                guard let group = groups.first(where: { _ in random.chance(40) }) ?? groups.first else { continue }
+            case 71..<74:
+                guard let group else { continue }
                 group.name = "g\(Int.random(in: 0..<6, using: &random))"
                 group.rank = Int.random(in: 0..<6, using: &random)
                 log.append("\(step): group renamed \(group.name), rank \(group.rank)")
+            case 74..<76:
+                if let group, groups.count > 2, random.chance(50) {
+                    // Its specimens keep it until the save applies the delete rule (nullify).
+                    log.append("\(step): delete group \(group.name)")
+                    context.delete(group)
+                } else if let specimen = chosen {
+                    let rank = Int.random(in: 0..<6, using: &random)
+                    specimen.group = SpecimenGroup(name: "g\(rank)", rank: rank)
+                    log.append("\(step): \(name(specimen)) in a new group g\(rank)")
+                }
             case 76..<95:
                 log.append("\(step): save")
                 try context.save()
