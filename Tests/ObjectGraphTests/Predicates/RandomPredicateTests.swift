@@ -7,9 +7,16 @@ import XCTest
 final class RandomPredicateTests: PredicateTestCase {
     typealias Root = PredicateExpressions.Variable<Specimen>
 
+    /// `RANDOM_PREDICATE_SEED` and `RANDOM_PREDICATE_STEPS` (rounds) run other sequences.
     func testSQLAgreesWithInMemoryEvaluation() throws {
-        try open(Specimen.self)
-        var random = SeededGenerator(seed: 20_261_122)
+        try forEachRandomRun(environmentPrefix: "RANDOM_PREDICATE", seeds: [20_261_122], steps: 300) { try compareSQLWithEvaluation(seed: $0, rounds: $1) }
+    }
+
+    private func compareSQLWithEvaluation(seed: UInt64, rounds: Int) throws {
+        container = try ModelContainer(
+            for: Schema([Specimen.self]), configurations: ModelConfiguration(url: folder.appendingPathComponent("predicates-\(seed).store")))
+        context = ModelContext(container)
+        var random = SeededGenerator(seed: seed)
         let groups = (0..<4).map { SpecimenGroup(name: "g\($0)", rank: $0) }
         let marks = (0..<5).map { SpecimenMark(name: "m\($0)") }
         let words = ["alpha", "beta", "gamma", "delta", "Alpha"]
@@ -31,20 +38,20 @@ final class RandomPredicateTests: PredicateTestCase {
         let reader = ModelContext(container)
         let all = try reader.fetch(FetchDescriptor<Specimen>())
         var nonTrivial = 0
-        for round in 0..<300 {
+        for round in 0..<rounds {
             let tree = randomCondition(depth: 3, using: &random)
             let predicate = Predicate<Specimen> { root in AnyCondition(tree(root)) }
             let fromSQL = Set(try reader.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID))
             let inMemory = Set(try all.filter { try predicate.evaluate($0) }.map(\.persistentModelID))
             let generatedSQL = try sql(predicate)
             XCTAssertEqual(fromSQL.symmetricDifference(inMemory).map(\.description).sorted(), [],
-                           "round \(round): models where SQL and evaluate disagree for \(generatedSQL)")
+                           "seed \(seed), round \(round): models where SQL and evaluate disagree for \(generatedSQL)")
             // A count writes some to-many tests another way (as a set of owners): it must agree too.
             XCTAssertEqual(try reader.fetchCount(FetchDescriptor(predicate: predicate)), inMemory.count,
-                           "round \(round): fetchCount disagrees with evaluate for \(generatedSQL)")
+                           "seed \(seed), round \(round): fetchCount disagrees with evaluate for \(generatedSQL)")
             if !fromSQL.isEmpty && fromSQL.count < all.count { nonTrivial += 1 }
         }
-        XCTAssertGreaterThan(nonTrivial, 100, "most generated predicates select some rows but not all")
+        XCTAssertGreaterThan(nonTrivial, rounds / 3, "most generated predicates select some rows but not all")
     }
 
     // MARK: Generating predicates
@@ -79,7 +86,11 @@ final class RandomPredicateTests: PredicateTestCase {
         let cutoff = Date(timeIntervalSince1970: Double(Int.random(in: 0...10, using: &random)) * 1000)
         let op: PredicateExpressions.ComparisonOperator = [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual][Int.random(in: 0..<4, using: &random)]
         let someMarks = markIDs.filter { _ in Bool.random(using: &random) }
-        switch Int.random(in: 0..<15, using: &random) {
+        let low = Int.random(in: -5...2, using: &random)
+        let span = low...(low + Int.random(in: 0...4, using: &random))
+        let ordering = [ComparisonResult.orderedAscending, .orderedSame, .orderedDescending][Int.random(in: 0..<3, using: &random)]
+        let genreName = genre.rawValue
+        switch Int.random(in: 0..<29, using: &random) {
         case 0: return { AnyCondition(graft(#Predicate<Specimen> { $0.number == number }, on: $0)) }
         case 1: return { AnyCondition(PredicateExpressions.Comparison(
             lhs: PredicateExpressions.KeyPath(root: $0, keyPath: \Specimen.number), rhs: PredicateExpressions.Value(number), op: op)) }
@@ -96,7 +107,22 @@ final class RandomPredicateTests: PredicateTestCase {
         case 11: return { AnyCondition(graft(#Predicate<Specimen> { $0.marks.count > small }, on: $0)) }
         case 12: return { AnyCondition(graft(#Predicate<Specimen> { $0.seen >= cutoff }, on: $0)) }
         case 13: return { AnyCondition(graft(#Predicate<Specimen> { $0.marks.contains { someMarks.contains($0.persistentModelID) } }, on: $0)) }
-        default: return { AnyCondition(graft(#Predicate<Specimen> { $0.number * 2 - 1 > number && !$0.marks.isEmpty }, on: $0)) }
+        case 14: return { AnyCondition(graft(#Predicate<Specimen> { $0.number * 2 - 1 > number && !$0.marks.isEmpty }, on: $0)) }
+        case 15: return { AnyCondition(PredicateExpressions.Comparison(
+            lhs: PredicateExpressions.KeyPath(root: $0, keyPath: \Specimen.label), rhs: PredicateExpressions.Value(word), op: op)) }
+        case 16: return { AnyCondition(graft(#Predicate<Specimen> { $0.label.starts(with: word) }, on: $0)) }
+        case 17: return { AnyCondition(graft(#Predicate<Specimen> { $0.label.caseInsensitiveCompare(word) == ordering }, on: $0)) }
+        case 18: return { AnyCondition(graft(#Predicate<Specimen> { $0.label.localizedCompare(word) == ordering }, on: $0)) }
+        case 19: return { AnyCondition(graft(#Predicate<Specimen> { ($0.number > 0 ? $0.number : -$0.number) >= small }, on: $0)) }
+        case 20: return { AnyCondition(graft(#Predicate<Specimen> { span.contains($0.number) }, on: $0)) }
+        case 21: return { AnyCondition(graft(#Predicate<Specimen> { $0.marks.allSatisfy { $0.name != mark } }, on: $0)) }
+        case 22: return { AnyCondition(graft(#Predicate<Specimen> { $0.marks.filter { $0.name != mark }.count >= small }, on: $0)) }
+        case 23: return { AnyCondition(graft(#Predicate<Specimen> { $0.number % 3 == small - 2 || $0.number / 2 == low }, on: $0)) }
+        case 24: return { AnyCondition(graft(#Predicate<Specimen> { $0.ratio / 2 > ratio }, on: $0)) }
+        case 25: return { AnyCondition(graft(#Predicate<Specimen> { $0.group == nil }, on: $0)) }
+        case 26: return { AnyCondition(graft(#Predicate<Specimen> { $0.genre.rawValue == genreName }, on: $0)) }
+        case 27: return { AnyCondition(graft(#Predicate<Specimen> { ($0.group?.specimens.count ?? 0) > small }, on: $0)) }
+        default: return { AnyCondition(graft(#Predicate<Specimen> { $0.maybe.flatMap { $0 * 2 } == small }, on: $0)) }
         }
     }
 }
