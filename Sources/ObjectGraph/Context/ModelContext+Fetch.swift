@@ -100,14 +100,14 @@ extension ModelContext {
     /// the related rows as saved. Every table a query reads appears in its SQL as a quoted name; the
     /// queried entity's own table does only when a relationship leads back to it.
     private func readsUnsavedRelatedModels(_ query: RowQuery) -> Bool {
-        var entities = Set<String>()
-        for model in inserted.values { entities.insert(model.storage.layout.name) }
-        for model in changed.values { entities.insert(model.storage.layout.name) }
-        for model in deleted.values { entities.insert(model.storage.layout.name) }
-        for (entity, keys) in rowsAwaitingBatchDelete where !keys.isEmpty { entities.insert(entity) }
-        guard !entities.isEmpty else { return false }
-        let sql = ([query.condition?.sql ?? ""] + query.orderBy).joined(separator: " ")
-        return !AggregateCache.identifiers(in: sql).isDisjoint(with: entities)
+        guard !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty || !rowsAwaitingBatchDelete.isEmpty,
+              query.condition != nil || !query.orderBy.isEmpty else { return false }
+        let named = AggregateCache.identifiers(in: ([query.condition?.sql ?? ""] + query.orderBy).joined(separator: " "))
+        // A lookup per unsaved model, stopping at the first: the same walk `pendingModels` makes.
+        func isNamed(_ model: any PersistentModel) -> Bool { named.contains(model.storage.layout.name) }
+        return inserted.values.contains(where: isNamed) || changed.values.contains(where: isNamed)
+            || deleted.values.contains(where: isNamed)
+            || rowsAwaitingBatchDelete.contains { !$0.value.isEmpty && named.contains($0.key) }
     }
 
     /// Which of `keys` are saved rows that match `predicate`, as the store holds them.
