@@ -65,6 +65,12 @@ extension RandomPredicateTests {
 
         func check(_ moment: String) throws {
             let everyModel = try context.fetch(FetchDescriptor<Specimen>())
+            // What the context shows of each model's relationships: no fetch may change it (a prefetch
+            // that read the saved rows over unsaved changes would).
+            func relationships() -> [String] {
+                everyModel.map { "\(name($0)): \($0.group?.name ?? "no group"), \($0.marks.map(\.name))" }
+            }
+            let shown = relationships()
             for query in 0..<3 {
                 let tree = random.chance(80) ? randomCondition(depth: 2, using: &random) : nil
                 let predicate = tree.map { tree in Predicate<Specimen> { root in AnyCondition(tree(root)) } }
@@ -78,6 +84,7 @@ extension RandomPredicateTests {
                 var descriptor = FetchDescriptor(predicate: predicate, sortBy: sorts)
                 if random.chance(60) { descriptor.fetchLimit = Int.random(in: 1...8, using: &random) }
                 if random.chance(50) { descriptor.fetchOffset = Int.random(in: 0...6, using: &random) }
+                if random.chance(40) { descriptor.relationshipKeyPathsForPrefetching = random.chance(50) ? [\.marks] : [\.group, \.marks] }
 
                 let descending = sorts.last?.order == .reverse
                 func tieKey(_ specimen: Specimen) throws -> (Int, Int64) {
@@ -110,6 +117,11 @@ extension RandomPredicateTests {
                 if fetched != expected { try fail("\(moment), \(described): fetch gave \(fetched), in memory \(expected)") }
                 let counted = try context.fetchCount(descriptor)
                 if counted != expected.count { try fail("\(moment), \(described): fetchCount gave \(counted), in memory \(expected.count)") }
+                let shownNow = relationships()
+                if shownNow != shown {
+                    try fail("\(moment), \(described), prefetching \(descriptor.relationshipKeyPathsForPrefetching.count) relationships: "
+                             + "relationships changed by the fetch: \(zip(shown, shownNow).filter { $0 != $1 })")
+                }
             }
         }
 
