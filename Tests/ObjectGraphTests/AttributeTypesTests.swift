@@ -111,6 +111,28 @@ final class AttributeTypesTests: StoreTestCase {
         XCTAssertEqual(fetched.scores, ["x": 1.5])
     }
 
+    func testAUIntAboveInt64MaxIsSavedAndFoundAsUInt64sAre() throws {
+        // GRDB converts a UInt to Int64 with a trap above Int64.max: the save crashed the process.
+        let container = try makeContainer(AllTypes.self)
+        let context = ModelContext(container)
+        let big = AllTypes()
+        big.uint = UInt.max
+        big.uint64 = UInt64.max
+        let small = AllTypes()
+        small.uint = 7
+        context.insert(big)
+        context.insert(small)
+        try context.save()
+        let fresh = ModelContext(container)
+        let largest = UInt.max
+        let found = try fresh.fetch(FetchDescriptor(predicate: #Predicate<AllTypes> { $0.uint == largest }))
+        XCTAssertEqual(found.map(\.uint), [UInt.max])
+        XCTAssertEqual(found.map(\.uint64), [UInt64.max])
+        XCTAssertEqual(try fresh.fetch(FetchDescriptor(predicate: #Predicate<AllTypes> { $0.uint == 7 })).count, 1)
+        XCTAssertEqual(try rawRows(#"SELECT "uint" FROM "AllTypes" ORDER BY "_pk""#).map { $0["uint"] as Int64 }, [-1, 7],
+                       "the bits, as a UInt64 keeps them")
+    }
+
     func testOptionalsSetToNilAreStoredAsNull() throws {
         let context = ModelContext(try makeContainer(AllTypes.self))
         context.insert(AllTypes())

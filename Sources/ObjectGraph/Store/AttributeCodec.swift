@@ -241,7 +241,6 @@ extension Int8: StorableScalar { static var columnType: String { "INTEGER" } }
 extension Int16: StorableScalar { static var columnType: String { "INTEGER" } }
 extension Int32: StorableScalar { static var columnType: String { "INTEGER" } }
 extension Int64: StorableScalar { static var columnType: String { "INTEGER" } }
-extension UInt: StorableScalar { static var columnType: String { "INTEGER" } }
 extension UInt8: StorableScalar { static var columnType: String { "INTEGER" } }
 extension UInt16: StorableScalar { static var columnType: String { "INTEGER" } }
 extension UInt32: StorableScalar { static var columnType: String { "INTEGER" } }
@@ -258,6 +257,15 @@ extension UInt64: StorableScalar {
     var storedValue: DatabaseValue { Int64(bitPattern: self).databaseValue }
     static func fromStoredValue(_ value: DatabaseValue) -> UInt64? {
         Int64.fromDatabaseValue(value).map { UInt64(bitPattern: $0) }
+    }
+}
+
+/// UInt is 64 bits wide here too, and kept as UInt64 is: GRDB's own conversion traps above Int64.max.
+extension UInt: StorableScalar {
+    static var columnType: String { "INTEGER" }
+    var storedValue: DatabaseValue { UInt64(self).storedValue }
+    static func fromStoredValue(_ value: DatabaseValue) -> UInt? {
+        UInt64.fromStoredValue(value).flatMap { UInt(exactly: $0) }
     }
 }
 
