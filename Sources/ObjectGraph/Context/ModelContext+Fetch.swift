@@ -59,7 +59,8 @@ extension ModelContext {
     /// The number of models that match a descriptor, without creating them.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let layout = try store.layout(for: T.self)
-        if descriptor.includePendingChanges, readsUnsavedRelatedModels(try rowQuery(for: descriptor, layout: layout)) {
+        // The query is translated for this test only when there is an unsaved model to look for.
+        if descriptor.includePendingChanges, holdsUnsavedModels, readsUnsavedRelatedModels(try rowQuery(for: descriptor, layout: layout)) {
             // Counted as `fetch` lists them, tested in memory (see there).
             var every = descriptor
             every.fetchOffset = nil
@@ -95,13 +96,17 @@ extension ModelContext {
         return count
     }
 
+    /// Whether this context has unsaved inserts, changes or deletes of any entity, or rows awaiting a batch delete.
+    private var holdsUnsavedModels: Bool {
+        !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty || !rowsAwaitingBatchDelete.isEmpty
+    }
+
     /// Whether a query reads, through a relationship, models of an entity that has unsaved inserts,
     /// changes or deletes in this context (or rows awaiting a batch delete). The store answers it from
     /// the related rows as saved. Every table a query reads appears in its SQL as a quoted name; the
     /// queried entity's own table does only when a relationship leads back to it.
     private func readsUnsavedRelatedModels(_ query: RowQuery) -> Bool {
-        guard !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty || !rowsAwaitingBatchDelete.isEmpty,
-              query.condition != nil || !query.orderBy.isEmpty else { return false }
+        guard holdsUnsavedModels, query.condition != nil || !query.orderBy.isEmpty else { return false }
         let named = AggregateCache.identifiers(in: ([query.condition?.sql ?? ""] + query.orderBy).joined(separator: " "))
         // A lookup per unsaved model, stopping at the first: the same walk `pendingModels` makes.
         func isNamed(_ model: any PersistentModel) -> Bool { named.contains(model.storage.layout.name) }
