@@ -133,6 +133,31 @@ final class AttributeTypesTests: StoreTestCase {
                        "the bits, as a UInt64 keeps them")
     }
 
+    func testANaNIsRefusedByTheSaveNotTurnedIntoNil() throws {
+        let container = try makeContainer(AllTypes.self)
+        let context = ModelContext(container)
+        let value = AllTypes()
+        value.optionalDouble = .nan
+        context.insert(value)
+        // SQLite keeps a NaN as NULL: the optional read back as nil, and a non-optional failed as "needs a value".
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .modelValidationFailure)
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "optionalDouble")
+            XCTAssertTrue("\(error)".contains("NaN"), "\(error)")
+        }
+        value.optionalDouble = 1.5
+        value.float = .nan
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "float")
+            XCTAssertTrue("\(error)".contains("NaN"), "\(error)")
+        }
+        value.float = .infinity
+        try context.save()
+        let fetched = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first)
+        XCTAssertEqual(fetched.optionalDouble, 1.5)
+        XCTAssertEqual(fetched.float, .infinity)
+    }
+
     func testOptionalsSetToNilAreStoredAsNull() throws {
         let context = ModelContext(try makeContainer(AllTypes.self))
         context.insert(AllTypes())

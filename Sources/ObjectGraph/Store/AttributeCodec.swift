@@ -62,6 +62,7 @@ struct AttributeCodec: @unchecked Sendable {
             isOptional: false,
             encode: { value in
                 guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                if let problem = typed.unstorableBecause { throw SwiftDataError(.modelValidationFailure, problem) }
                 return typed.storedValue
             },
             decode: { stored in
@@ -229,6 +230,19 @@ protocol StorableScalar {
     static var columnType: String { get }
     var storedValue: DatabaseValue { get }
     static func fromStoredValue(_ value: DatabaseValue) -> Self?
+    /// Why this value cannot be stored as it is, or nil: one SQLite would turn into another is refused
+    /// rather than changed.
+    var unstorableBecause: String? { get }
+}
+
+extension StorableScalar {
+    var unstorableBecause: String? { nil }
+}
+
+/// SQLite keeps a NaN as NULL: a non-optional attribute then failed the save as "needs a value",
+/// and an optional one read back as nil.
+private func notANumber(_ isNaN: Bool) -> String? {
+    isNaN ? "NaN cannot be stored or compared (SQLite keeps it as NULL); nothing was saved" : nil
 }
 
 extension StorableScalar where Self: DatabaseValueConvertible {
@@ -245,8 +259,14 @@ extension UInt8: StorableScalar { static var columnType: String { "INTEGER" } }
 extension UInt16: StorableScalar { static var columnType: String { "INTEGER" } }
 extension UInt32: StorableScalar { static var columnType: String { "INTEGER" } }
 extension Bool: StorableScalar { static var columnType: String { "INTEGER" } }
-extension Double: StorableScalar { static var columnType: String { "REAL" } }
-extension Float: StorableScalar { static var columnType: String { "REAL" } }
+extension Double: StorableScalar {
+    static var columnType: String { "REAL" }
+    var unstorableBecause: String? { notANumber(isNaN) }
+}
+extension Float: StorableScalar {
+    static var columnType: String { "REAL" }
+    var unstorableBecause: String? { notANumber(isNaN) }
+}
 extension String: StorableScalar { static var columnType: String { "TEXT" } }
 extension Data: StorableScalar { static var columnType: String { "BLOB" } }
 extension UUID: StorableScalar { static var columnType: String { "BLOB" } }
