@@ -133,7 +133,7 @@ final class AttributeTypesTests: StoreTestCase {
                        "the bits, as a UInt64 keeps them")
     }
 
-    func testANaNIsRefusedByTheSaveNotTurnedIntoNil() throws {
+    func testANaNIsRefusedByTheSaveNotTurnedIntoNilOrUnreadableText() throws {
         let container = try makeContainer(AllTypes.self)
         let context = ModelContext(container)
         let value = AllTypes()
@@ -152,10 +152,24 @@ final class AttributeTypesTests: StoreTestCase {
             XCTAssertTrue("\(error)".contains("NaN"), "\(error)")
         }
         value.float = .infinity
+        value.optionalDecimal = .nan
+        // It was saved as a negative number without digits, and then no fetch of the table could read it.
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "optionalDecimal")
+            XCTAssertTrue("\(error)".contains("NaN"), "\(error)")
+        }
+        value.optionalDecimal = Decimal(string: "-2.5")
         try context.save()
         let fetched = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first)
         XCTAssertEqual(fetched.optionalDouble, 1.5)
         XCTAssertEqual(fetched.float, .infinity)
+        XCTAssertEqual(fetched.optionalDecimal, Decimal(string: "-2.5"))
+
+        // A store written before NaNs were refused holds the NaN's old form: it reads back as a NaN.
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { try $0.execute(sql: #"UPDATE "AllTypes" SET "optionalDecimal" = '0498~'"#) }
+        let reread = try XCTUnwrap(ModelContext(try makeContainer(AllTypes.self)).fetch(FetchDescriptor<AllTypes>()).first)
+        XCTAssertEqual(reread.optionalDecimal?.isNaN, true)
     }
 
     func testOptionalsSetToNilAreStoredAsNull() throws {

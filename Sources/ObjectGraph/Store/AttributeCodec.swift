@@ -305,12 +305,15 @@ extension Date: StorableScalar {
     static func fromStoredValue(_ value: DatabaseValue) -> Date? {
         Double.fromDatabaseValue(value).map { Date(timeIntervalSince1970: $0) }
     }
+    var unstorableBecause: String? { notANumber(timeIntervalSince1970.isNaN) }
 }
 
 /// Decimals are exact: stored as text in ``SortableDecimal``'s order-preserving form.
 extension Decimal: StorableScalar {
     static var columnType: String { "TEXT" }
     var storedValue: DatabaseValue { SortableDecimal.encode(self).databaseValue }
+    /// A NaN has no digits to keep: it was written as a negative number with none, which no fetch could read.
+    var unstorableBecause: String? { notANumber(isNaN) }
     static func fromStoredValue(_ value: DatabaseValue) -> Decimal? {
         String.fromDatabaseValue(value).flatMap(SortableDecimal.decode)
     }

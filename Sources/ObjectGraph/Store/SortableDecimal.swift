@@ -35,6 +35,9 @@ enum SortableDecimal {
         if isNegative {
             guard digits.hasSuffix("~") else { return nil }
             digits.removeLast()
+            // A NaN, as `encode` wrote it before saves refused NaNs: read back as one, so that its row
+            // can be fetched (and the value replaced) rather than failing every fetch of its table.
+            if digits.isEmpty { return Decimal.nan }
             exponent = 499 - biased
             var restored = ""
             for character in digits {
