@@ -26,11 +26,8 @@ extension RandomPredicateTests {
         let otherProcess = try open()
         let writer = ModelContext(container)
         writer.autosaveEnabled = false
-        for index in 0..<4 { writer.insert(SpecimenGroup(name: "g\(index)", rank: index)) }
-        for index in 0..<5 { writer.insert(SpecimenMark(name: "m\(index)")) }
-        try writer.save()
-        markIDs = try writer.fetch(FetchDescriptor<SpecimenMark>()).map(\.persistentModelID)
-        let words = ["alpha", "beta", "gamma", "delta", "Alpha"]
+        try saveGroupsAndMarks(in: writer)
+        let words = Self.labelWords
         var serial = 0
         var log: [String] = []
 

@@ -36,11 +36,8 @@ extension RandomPredicateTests {
             for: Schema([Specimen.self]), configurations: ModelConfiguration(url: folder.appendingPathComponent("pending-\(seed).store")))
         let context = ModelContext(container)
         context.autosaveEnabled = false
-        for index in 0..<4 { context.insert(SpecimenGroup(name: "g\(index)", rank: index)) }
-        for index in 0..<5 { context.insert(SpecimenMark(name: "m\(index)")) }
-        try context.save()
-        markIDs = try context.fetch(FetchDescriptor<SpecimenMark>()).map(\.persistentModelID)
-        let words = ["alpha", "beta", "gamma", "delta", "Alpha"]
+        try saveGroupsAndMarks(in: context)
+        let words = Self.labelWords
         var serial = 0
         /// The specimens inserted since the last save or rollback, in order: the order their keys will follow.
         var unsaved: [Specimen] = []

@@ -19,7 +19,7 @@ final class RandomPredicateTests: PredicateTestCase {
         var random = SeededGenerator(seed: seed)
         let groups = (0..<4).map { SpecimenGroup(name: "g\($0)", rank: $0) }
         let marks = (0..<5).map { SpecimenMark(name: "m\($0)") }
-        let words = ["alpha", "beta", "gamma", "delta", "Alpha"]
+        let words = Self.labelWords
         for index in 0..<120 {
             let specimen = Specimen(
                 label: words[Int.random(in: 0..<words.count, using: &random)] + "\(index % 7)",
@@ -52,6 +52,18 @@ final class RandomPredicateTests: PredicateTestCase {
             if !fromSQL.isEmpty && fromSQL.count < all.count { nonTrivial += 1 }
         }
         XCTAssertGreaterThan(nonTrivial, rounds / 3, "most generated predicates select some rows but not all")
+    }
+
+    /// The words specimens' labels are made of (with a digit after them).
+    static let labelWords = ["alpha", "beta", "gamma", "delta", "Alpha"]
+
+    /// Four groups and five marks, saved, for the random runs' specimens to be related to; notes the
+    /// marks' identifiers for the conditions that test them by key.
+    func saveGroupsAndMarks(in context: ModelContext) throws {
+        for index in 0..<4 { context.insert(SpecimenGroup(name: "g\(index)", rank: index)) }
+        for index in 0..<5 { context.insert(SpecimenMark(name: "m\(index)")) }
+        try context.save()
+        markIDs = try context.fetch(FetchDescriptor<SpecimenMark>()).map(\.persistentModelID)
     }
 
     // MARK: Generating predicates
