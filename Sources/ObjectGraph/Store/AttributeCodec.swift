@@ -242,7 +242,7 @@ extension StorableScalar {
 /// SQLite keeps a NaN as NULL: a non-optional attribute then failed the save as "needs a value",
 /// and an optional one read back as nil.
 private func notANumber(_ isNaN: Bool) -> String? {
-    isNaN ? "NaN cannot be stored or compared (SQLite keeps it as NULL); nothing was saved" : nil
+    isNaN ? "NaN cannot be stored or compared: SQLite keeps it as NULL" : nil
 }
 
 extension StorableScalar where Self: DatabaseValueConvertible {
