@@ -77,13 +77,11 @@ extension ModelContext {
             let savedPending = (pending.deletedSaved + pending.changed).compactMap(\.storage.primaryKey)
             count -= try savedKeys(among: savedPending, matching: descriptor.predicate, layout: layout).count
             for object in pending.changed where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
-            if !pending.awaitingBatchDelete.isEmpty {
-                // A model loaded since the batch was asked for is counted above already if deleted, and
-                // kept by the save if changed.
-                let counted = Set((pending.deletedSaved + pending.changed).compactMap(\.storage.primaryKey))
-                let matching = try store.fetchKeys(layout, query: rowQuery(for: FetchDescriptor<T>(predicate: descriptor.predicate), layout: layout))
-                count -= matching.count { pending.awaitingBatchDelete.contains($0) && !counted.contains($0) }
-            }
+            // Rows awaiting a batch delete, but those of models loaded since it was asked for: counted
+            // above already if deleted, and kept by the save if changed.
+            let counted = Set(savedPending)
+            let awaiting = pending.awaitingBatchDelete.filter { !counted.contains($0) }
+            count -= try savedKeys(among: Array(awaiting), matching: descriptor.predicate, layout: layout).count
         }
         return window(ofCount: count, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
     }
