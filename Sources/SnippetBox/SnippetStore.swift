@@ -13,7 +13,7 @@ public final class SnippetStore: Sendable {
     private let threadPool: NIOThreadPool
 
     /// The models of the current version, which every library store is opened with.
-    public static let schema = Schema(versionedSchema: SnippetSchemaV2.self)
+    public static let schema = Schema(versionedSchema: SnippetSchemaV3.self)
 
     public init(url: URL, threadPool: NIOThreadPool) throws {
         container = try Self.openContainer(at: url)

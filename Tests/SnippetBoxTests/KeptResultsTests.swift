@@ -236,7 +236,7 @@ private struct RandomWrite {
             snippet.isFavorite.toggle()
             description = "favourite of \(name) toggled"
         case 1:
-            snippet.title = title
+            snippet.retitle(title)
             snippet.code = code
             snippet.updatedAt = later
             description = "\(name) retitled “\(title)”, code “\(code)”"

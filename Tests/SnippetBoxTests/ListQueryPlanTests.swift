@@ -58,6 +58,17 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
         XCTAssertFalse(detail.contains("TEMP B-TREE"), detail)
     }
 
+    /// Titles sort by their stored key, which an index holds in order, in either direction.
+    func testATitleOrderIsReadFromAnIndexWithoutSorting() throws {
+        for ascending in [true, false] {
+            var byTitle = ListQuery()
+            (byTitle.sort, byTitle.ascending) = (.title, ascending)
+            let detail = try plan(of: byTitle)
+            XCTAssertTrue(detail.contains("titleSortKey"), detail)
+            XCTAssertFalse(detail.contains("TEMP B-TREE"), detail)
+        }
+    }
+
     /// The store keeps counts by their SQL, so a query must make the same SQL on every request: the
     /// tags of "all of these tags" are tested in the URL's order, not in a `Set`'s, which can differ
     /// from one request to the next (it did on the server, and every count was made again).

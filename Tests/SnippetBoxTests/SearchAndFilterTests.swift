@@ -92,6 +92,30 @@ final class SearchAndFilterTests: AppTestCase {
         try await expectTitles("?sort=language&order=asc", ["Gamma both", "Delta loose", "Beta query", "Alpha fetch", "Epsilon notes"])
     }
 
+    /// Titles sort as people read them: SQLite's byte order put every capitalised title before
+    /// "apple pie", "Éclair" after "zebra" and "step 10" before "Step 9".
+    func testTitlesSortWithoutRegardToCaseOrAccentsAndNumbersByValue() async throws {
+        try withContext { context in
+            for title in ["zebra", "Step 9", "apple pie", "step 10", "Éclair"] { context.insert(Snippet(title: title)) }
+            try context.save()
+        }
+        let expected = ["Alpha fetch", "apple pie", "Beta query", "Delta loose", "Éclair", "Epsilon notes", "Gamma both",
+                        "Step 9", "step 10", "zebra"]
+        try await expectTitles("?sort=title&order=asc", expected)
+        try await expectTitles("?sort=title&order=desc", Array(expected.reversed()))
+        try await expectTitles("?sort=title&order=asc&size=10&page=1", expected, "a full page")
+        // A title changed through the form moves with it.
+        let zebra = try withContext { context in
+            try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "zebra" })).first).uuid.uuidString
+        }
+        try await send(.POST, "/snippets/\(zebra)", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "aardvark"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        try await expectTitles("?sort=title&order=asc", ["aardvark"] + expected.dropLast())
+    }
+
     func testPagesNeverRepeatOrSkip() async throws {
         var seen: [String] = []
         for page in 1...3 {

@@ -176,7 +176,7 @@ struct ListPageBenchmark {
                     case 0:
                         snippet.isFavorite.toggle()
                     case 1:
-                        snippet.title += "!"
+                        snippet.retitle(snippet.title + "!")
                         snippet.code += "\n// edited"
                         snippet.updatedAt = .now
                     case 2:

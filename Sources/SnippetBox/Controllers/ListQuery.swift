@@ -204,8 +204,8 @@ struct ListQuery: Sendable, Equatable {
         switch sort {
         case .updated: return [SortDescriptor(\.updatedAt, order: order)]
         case .created: return [SortDescriptor(\.createdAt, order: order)]
-        case .title: return [SortDescriptor(\.title, order: order)]
-        case .language: return [SortDescriptor(\.language.rawValue, order: order), SortDescriptor(\.title)]
+        case .title: return [SortDescriptor(\.titleSortKey, order: order)]
+        case .language: return [SortDescriptor(\.language.rawValue, order: order), SortDescriptor(\.titleSortKey)]
         }
     }
 

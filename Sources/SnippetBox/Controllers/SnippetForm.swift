@@ -105,7 +105,7 @@ struct ValidatedSnippetForm: Sendable {
 
     /// Writes the form's values into a snippet, creating the new folder and tags it names.
     func apply(to snippet: Snippet, in context: ModelContext) throws {
-        snippet.title = values.title
+        snippet.retitle(values.title)
         snippet.code = values.code
         snippet.notes = values.notes
         snippet.language = language

@@ -87,7 +87,7 @@ struct TagController: RouteCollection {
     private func editPage(_ req: Request, id: UUID, input: TagInput?, error: String?) async throws -> View {
         let (sidebar, page) = try await req.store.read { context in
             let tag = try Lookup.existingTag(id, in: context)
-            let others = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).filter { $0.uuid != id }
+            let others = TitleOrder.sorted(try context.fetch(FetchDescriptor<Tag>()), byName: \.name).filter { $0.uuid != id }
             let page = TagEditPage(
                 id: id.idString, name: input?.name ?? tag.name, color: input?.color ?? tag.color.hex, error: error,
                 mergeTargets: others.map { Option(value: $0.uuid.idString, label: $0.name, isSelected: false) })

@@ -261,7 +261,7 @@ struct LibraryImporter {
     }
 
     private func apply(_ record: LibraryExport.SnippetRecord, to snippet: Snippet, folders: [UUID: Folder], tags: [UUID: Tag]) {
-        snippet.title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        snippet.retitle(record.title.trimmingCharacters(in: .whitespacesAndNewlines))
         snippet.code = record.code
         snippet.notes = record.notes
         snippet.language = CodingLanguage(rawValue: record.language) ?? .plaintext

@@ -20,7 +20,7 @@ struct Presenter {
             matchHTML: match.map(MarkedText.html) ?? "",
             language: snippet.language.displayName,
             folder: snippet.folder?.name,
-            tags: snippet.tags.sorted { $0.normalizedName < $1.normalizedName }.map(chip),
+            tags: TitleOrder.sorted(snippet.tags, byName: \.name).map(chip),
             updated: Formatting.displayDate(snippet.updatedAt),
             isFavorite: snippet.isFavorite,
             isSelected: snippet.uuid == selectedID,
@@ -36,7 +36,7 @@ struct Presenter {
             languageName: snippet.language.displayName,
             folder: snippet.folder?.name,
             folderID: snippet.folder?.uuid.idString,
-            tags: snippet.tags.sorted { $0.normalizedName < $1.normalizedName }.map(chip),
+            tags: TitleOrder.sorted(snippet.tags, byName: \.name).map(chip),
             created: Formatting.displayDate(snippet.createdAt),
             updated: Formatting.displayDate(snippet.updatedAt),
             createdISO: Formatting.isoDate(snippet.createdAt),
@@ -73,7 +73,7 @@ struct Presenter {
                     color: tag.color.hex, textColor: tag.color.contrastingTextHex,
                     isCurrent: current == "tag:\(tag.uuid.idString)")
             },
-            savedSearches: try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.name)])).map {
+            savedSearches: TitleOrder.sorted(try context.fetch(FetchDescriptor<SavedSearch>()), byName: \.name).map {
                 SavedSearchLink(id: $0.uuid.idString, name: $0.name, query: $0.query)
             },
             current: current)
@@ -81,7 +81,7 @@ struct Presenter {
 
     /// The folders a snippet can be moved to; a page that fetched them already passes them.
     func folderOptions(selected: String?, includeNone: Bool = true, folders fetched: [Folder]? = nil) throws -> [Option] {
-        let folders = try fetched ?? context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        let folders = try fetched ?? TitleOrder.sorted(context.fetch(FetchDescriptor<Folder>()), byName: \.name)
         let none = includeNone ? [Option(value: "", label: "Unfiled", isSelected: (selected ?? "").isEmpty)] : []
         return none + folders.map {
             Option(value: $0.uuid.idString, label: $0.name, isSelected: $0.uuid.idString == selected)
@@ -95,7 +95,7 @@ struct Presenter {
     }
 
     func tagOptions(checked: Set<String>) throws -> [TagOption] {
-        try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)])).map {
+        TitleOrder.sorted(try context.fetch(FetchDescriptor<Tag>()), byName: \.name).map {
             TagOption(id: $0.uuid.idString, name: $0.name, color: $0.color.hex, isChecked: checked.contains($0.uuid.idString))
         }
     }
@@ -145,14 +145,14 @@ enum Lookup {
     }
 }
 
-/// The library's folders and tags, each sorted by name, fetched once for a page that lists them both
-/// in its sidebar and in its filter form.
+/// The library's folders and tags, each sorted by name in ``TitleOrder``, fetched once for a page
+/// that lists them both in its sidebar and in its filter form.
 struct FoldersAndTags {
     let folders: [Folder]
     let tags: [Tag]
 
     init(context: ModelContext) throws {
-        folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
-        tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.normalizedName)]))
+        folders = TitleOrder.sorted(try context.fetch(FetchDescriptor<Folder>()), byName: \.name)
+        tags = TitleOrder.sorted(try context.fetch(FetchDescriptor<Tag>()), byName: \.name)
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import ObjectGraph
+
+/// The order people expect of titles and names, as Finder and `localizedStandardCompare` give it:
+/// without regard to case, accents or width, and numbers by their value ("Step 9" before "Step 10").
+///
+/// SQLite compares text byte by byte, and Foundation on Linux has no `localizedStandardCompare`, so
+/// the order is carried by a key: the text folded, with every run of digits padded to one width.
+/// Comparing keys byte by byte then gives the order, in SQL (a snippet stores its title's key and an
+/// index on it) and in memory (folders and saved searches, which are few).
+enum TitleOrder {
+    /// Numbers of up to this many digits sort by their value.
+    static let numberWidth = 20
+
+    static func sortKey(_ text: String) -> String {
+        let folded = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var key = String.UnicodeScalarView()
+        var digits = String.UnicodeScalarView()
+        func appendNumber() {
+            guard !digits.isEmpty else { return }
+            // Leading zeros do not change the value: "007" sorts with "7".
+            let significant = digits.drop { $0 == "0" }
+            let width = max(significant.count, 1)
+            if width < numberWidth { key.append(contentsOf: repeatElement("0", count: numberWidth - width)) }
+            if significant.isEmpty { key.append("0") } else { key.append(contentsOf: significant) }
+            digits.removeAll()
+        }
+        for scalar in folded.unicodeScalars {
+            if ("0"..."9").contains(scalar) {
+                digits.append(scalar)
+            } else {
+                appendNumber()
+                key.append(scalar)
+            }
+        }
+        appendNumber()
+        return String(key)
+    }
+
+    /// Sorts a short list by name in this order, each name's key computed once; equal keys keep
+    /// the list's order.
+    static func sorted<Item>(_ items: [Item], byName name: (Item) -> String) -> [Item] {
+        items.map { (key: sortKey(name($0)), item: $0) }
+            .enumerated()
+            .sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }
+            .map(\.element.item)
+    }
+
+    /// Computes every snippet's key from its title, a thousand snippets a save, each batch in a context
+    /// of its own so that memory holds one batch (a library of 100,000 snippets holds their code too).
+    static func fillSortKeys(in container: ModelContainer) throws {
+        let batchSize = 1_000
+        var offset = 0
+        while true {
+            let context = ModelContext(container)
+            var descriptor = FetchDescriptor<Snippet>()
+            descriptor.fetchOffset = offset
+            descriptor.fetchLimit = batchSize
+            let batch = try context.fetch(descriptor)
+            batch.forEach { $0.refreshTitleSortKey() }
+            try context.save()
+            guard batch.count == batchSize else { return }
+            offset += batchSize
+        }
+    }
+}
