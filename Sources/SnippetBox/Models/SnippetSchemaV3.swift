@@ -88,8 +88,7 @@ public enum SnippetSchemaV3: VersionedSchema {
             refreshTitleSortKey()
         }
 
-        /// Computes ``titleSortKey`` from the title again (a migrated store's snippets, or after
-        /// ``TitleOrder`` changed).
+        /// Computes ``titleSortKey`` from the title, for the snippets of a store migrated from version 2.
         func refreshTitleSortKey() {
             let key = TitleOrder.sortKey(title)
             if key != titleSortKey { titleSortKey = key }
