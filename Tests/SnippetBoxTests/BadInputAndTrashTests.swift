@@ -274,6 +274,7 @@ final class BadInputAndTrashTests: AppTestCase {
         let context = ModelContext(try upgraded.libraries.store(for: account).container)
         let snippets = try context.fetch(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary))
         XCTAssertEqual(snippets.map(\.title), ["From before accounts"])
+        XCTAssertEqual(snippets.first?.titleSortKey, "from before accounts", "version 2 to 3 ran after 1 to 2")
         XCTAssertEqual(snippets.first?.folder?.name, "Old folder")
         XCTAssertNil(snippets.first?.deletedAt)
         let second = try await upgraded.accounts.create(username: "second", passwordHash: try Bcrypt.hash("long enough", cost: 4), isAdmin: false)
