@@ -205,6 +205,8 @@ public final class ModelContext: Equatable {
         }
         // Before the delete rules mark anything: a refused save leaves the context as it was.
         try store.requireNoReadTransaction("save()")
+        // As in SwiftData, observers hear of the save before it is made, and may still change models.
+        NotificationCenter.default.post(name: Self.willSave, object: self)
         try applyDeleteRules()
         if !deferredErrors.isEmpty {
             throw deferredErrors.removeFirst()
@@ -247,6 +249,8 @@ public final class ModelContext: Equatable {
             return batch
         }
 
+        // Who was saved, taken before `apply` forgets it; identifiers are read after, when inserts have keys.
+        let savedChanges = Array(changed.values)
         let result = try store.save(request)
         apply(result, of: request)
         // A merged insert shares the backing data of the one it met, which may itself have taken over
@@ -256,6 +260,7 @@ public final class ModelContext: Equatable {
             if let target = model.storage.mergedInto { model.shareBackingData(with: target) }
         }
         mergedInserts.removeAll()
+        postDidSave(request: request, result: result, changed: savedChanges)
     }
 
     /// Runs `block`, then saves what it changed.
