@@ -197,6 +197,67 @@ extension ModelContext {
         }
     }
 
+    /// The models that match a descriptor, read from the store `batchSize` at a time as the collection
+    /// is read (SwiftData's batched fetch). Which models match, and in what order, is settled now: the
+    /// keys of the matching rows are read at once, and each batch reads its rows by key.
+    ///
+    /// With unsaved changes of the fetched entity, or of models a predicate or sort reads through a
+    /// relationship, the fetch places them as `fetch` does, in memory, and reads every model at once.
+    /// A row another context deletes before its batch is read comes back as the model this context
+    /// holds for it, if any, or else as a deleted model with its identifier, as `model(for:)` gives
+    /// one (so does every row of a batch that cannot be read, and the error is logged). Test
+    /// `isDeleted` before reading such a model: a property of it without a default value stops the
+    /// program when read, as reading a deleted row's fault does in SwiftData.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let layout = try store.layout(for: T.self)
+        let query = try rowQuery(for: descriptor, layout: layout)
+        if descriptor.includePendingChanges, !pendingModels(of: T.self, layout: layout).isEmpty || readsUnsavedRelatedModels(query) {
+            return FetchResultsCollection(try fetch(descriptor))
+        }
+        let keys = try store.fetchKeys(layout, query: query)
+        let unloaded = try unloadedSlots(for: descriptor.propertiesToFetch, layout: layout)
+        let prefetching = descriptor.relationshipKeyPathsForPrefetching
+        return FetchResultsCollection(count: keys.count, batchSize: batchSize) { range in
+            let batch = Array(keys[range])
+            do {
+                return try self.models(T.self, keys: batch, layout: layout, unloaded: unloaded, prefetching: prefetching)
+            } catch {
+                self.store.logger.error("a batch of \(layout.name) could not be read: \(error)")
+                return batch.map { self.placeholder(T.self, layout: layout, key: $0) }
+            }
+        }
+    }
+
+    /// The identifiers of the saved models that match a descriptor, as SwiftData's batched form
+    /// returns them. Identifiers are small: they are read at once.
+    public func fetchIdentifiers<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int
+    ) throws -> FetchResultsCollection<PersistentIdentifier> {
+        FetchResultsCollection(try fetchIdentifiers(descriptor))
+    }
+
+    /// The models of these rows, in the keys' order; a key whose row is gone gives a deleted placeholder.
+    private func models<T: PersistentModel>(
+        _ type: T.Type, keys: [Int64], layout: EntityLayout, unloaded: Set<Int>, prefetching: [PartialKeyPath<T>]
+    ) throws -> [T] {
+        let byKey = SQLFragment(
+            "\(RowQuery.alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))",
+            [SQLiteStore.jsonArray(keys).databaseValue])
+        var rows: [Int64: SQLiteStore.FetchedRow] = [:]
+        for row in try store.fetchRows(layout, query: RowQuery(condition: byKey), unloaded: unloaded) {
+            rows[row.primaryKey] = row
+        }
+        let models = try keys.map { key in
+            // A model deleted in the context since the keys were read is still its result; so is one
+            // the context holds whose row another context deleted since.
+            try rows[key].flatMap { try model(T.self, from: $0, layout: layout, includeDeleted: true, unloaded: unloaded) }
+                ?? registered[PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: key)] as? T
+                ?? placeholder(T.self, layout: layout, key: key)
+        }
+        try prefetch(prefetching, for: models, layout: layout)
+        return models
+    }
+
     // MARK: Helpers
 
     func fetchModel(_ type: any PersistentModel.Type, primaryKey: Int64) throws -> (any PersistentModel)? {

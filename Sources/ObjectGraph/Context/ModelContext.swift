@@ -336,6 +336,11 @@ public final class ModelContext: Equatable {
         return inserted.values.first { $0.persistentModelID == identifier }
     }
 
+    /// A deleted model standing for a row that is gone: it carries the row's identifier.
+    func placeholder<T: PersistentModel>(_ type: T.Type, layout: EntityLayout, key: Int64) -> T {
+        Self.placeholder(type, identifier: PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: key))
+    }
+
     private static func placeholder<T: PersistentModel>(_ type: T.Type, identifier: PersistentIdentifier) -> T {
         let storage = DefaultBackingData<T>(for: type)
         storage.primaryKey = identifier.primaryKey
