@@ -90,8 +90,16 @@ final class SwiftDataSourceCompatibilityTests: XCTestCase {
         let trips = try context.fetch(descriptor)
         XCTAssertEqual(trips.map(\.name), ["Summer"])
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Item>()), 1)
+        let batched: FetchResultsCollection<Trip> = try context.fetch(descriptor, batchSize: 10)
+        XCTAssertEqual(batched.map(\.name), ["Summer"])
 
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
+            let deleted = notification.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier]
+            XCTAssertEqual(deleted?.count, 1)
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
         context.delete(trip)
+        context.processPendingChanges()
         try context.save()
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>()), 0)
     }

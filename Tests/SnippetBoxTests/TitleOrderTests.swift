@@ -17,6 +17,9 @@ final class TitleOrderTests: LibraryStoreTestCase {
         XCTAssertLessThan(key("apple"), key("Zed"))
         XCTAssertLessThan(key("Ölberg"), key("Zed"))
         XCTAssertLessThan(key("0"), key("00001"))
+        XCTAssertLessThan(key("build 999999999"), key("build 100000000000"))
+        XCTAssertEqual(key("Step 10"), "step 0210", "a number after its count of digits")
+        XCTAssertEqual(key(String(repeating: "7", count: 150)).count, 152, "a longer number keeps its digits")
         XCTAssertLessThan(key("item"), key("item 0"))
         XCTAssertEqual(key(""), "")
     }

@@ -263,6 +263,10 @@ public final class ModelContext: Equatable {
         postDidSave(request: request, result: result, changed: savedChanges)
     }
 
+    /// Does nothing, and is here so that SwiftData code compiles: SwiftData gathers changes for its
+    /// undo manager here, and ObjectGraph, which has none, records each change as it is made.
+    public func processPendingChanges() {}
+
     /// Runs `block`, then saves what it changed.
     public func transaction(block: () throws -> Void) throws {
         try block()

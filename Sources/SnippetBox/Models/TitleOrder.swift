@@ -5,12 +5,13 @@ import ObjectGraph
 /// without regard to case, accents or width, and numbers by their value ("Step 9" before "Step 10").
 ///
 /// SQLite compares text byte by byte, and Foundation on Linux has no `localizedStandardCompare`, so
-/// the order is carried by a key: the text folded, with every run of digits padded to one width.
-/// Comparing keys byte by byte then gives the order, in SQL (a snippet stores its title's key and an
-/// index on it) and in memory (folders and saved searches, which are few).
+/// the order is carried by a key: the text folded, with every number written after its count of
+/// digits ("9" as "019", "10" as "0210"), so that a shorter number sorts first and numbers of one
+/// length by their digits. Comparing keys byte by byte then gives the order, in SQL (a snippet stores
+/// its title's key and an index on it) and in memory (folders and saved searches, which are few).
 enum TitleOrder {
-    /// Numbers of up to this many digits sort by their value.
-    static let numberWidth = 20
+    /// Numbers of up to this many digits (leading zeros aside) sort by their value.
+    static let longestNumber = 99
 
     static func sortKey(_ text: String) -> String {
         let folded = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -19,11 +20,12 @@ enum TitleOrder {
         var digits = String.UnicodeScalarView()
         func appendNumber() {
             guard !digits.isEmpty else { return }
-            // Leading zeros do not change the value: "007" sorts with "7".
+            // Leading zeros do not change the value: "007" sorts with "7", and "0" is one digit.
             let significant = digits.drop { $0 == "0" }
-            let width = max(significant.count, 1)
-            if width < numberWidth { key.append(contentsOf: repeatElement("0", count: numberWidth - width)) }
-            if significant.isEmpty { key.append("0") } else { key.append(contentsOf: significant) }
+            let number = significant.isEmpty ? String.UnicodeScalarView(["0"]) : String.UnicodeScalarView(significant)
+            let length = min(number.count, longestNumber)
+            key.append(contentsOf: (length < 10 ? "0\(length)" : "\(length)").unicodeScalars)
+            key.append(contentsOf: number)
             digits.removeAll()
         }
         for scalar in folded.unicodeScalars {
