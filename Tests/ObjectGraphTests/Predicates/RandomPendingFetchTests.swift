@@ -112,6 +112,12 @@ extension RandomPredicateTests {
                 let described = "query \(query) (\(predicate.map { (try? sql($0)) ?? "?" } ?? "all"), sorted by \(sortNames), "
                     + "offset \(descriptor.fetchOffset.map(String.init) ?? "-"), limit \(descriptor.fetchLimit.map(String.init) ?? "-"))"
                 if fetched != expected { try fail("\(moment), \(described): fetch gave \(fetched), in memory \(expected)") }
+                // The batch size follows the query's number, so that the seeds' draws stay as they were.
+                let batchSize = 1 + query % 4
+                let batched = try context.fetch(descriptor, batchSize: batchSize).map(name)
+                if batched != expected {
+                    try fail("\(moment), \(described): fetch in batches of \(batchSize) gave \(batched), in memory \(expected)")
+                }
                 let counted = try context.fetchCount(descriptor)
                 if counted != expected.count { try fail("\(moment), \(described): fetchCount gave \(counted), in memory \(expected.count)") }
                 let shownNow = relationships()
