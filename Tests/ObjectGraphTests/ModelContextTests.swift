@@ -281,6 +281,30 @@ final class ModelContextTests: StoreTestCase {
         XCTAssertEqual(reverse.map(\.string), ["two", "one", "none"])
     }
 
+    /// `fetchIdentifiers` named the saved rows that matched: a model edited out of the predicate was
+    /// still listed, and one inserted was not.
+    func testFetchIdentifiersListsWhatFetchListsWithUnsavedChanges() throws {
+        let container = try makeContainer(Note.self)
+        let context = ModelContext(container)
+        let (kept, edited, deleted) = (Note(title: "a kept"), Note(title: "b edited"), Note(title: "c deleted"))
+        [kept, edited, deleted].forEach(context.insert)
+        try context.save()
+
+        edited.title = "z moved out"
+        context.delete(deleted)
+        let added = Note(title: "b added")
+        context.insert(added)
+        let descriptor = FetchDescriptor<Note>(predicate: #Predicate { $0.title < "x" }, sortBy: [SortDescriptor(\.title)])
+        XCTAssertEqual(try context.fetchIdentifiers(descriptor), [kept.persistentModelID, added.persistentModelID])
+        XCTAssertEqual(try context.fetchIdentifiers(descriptor), try context.fetch(descriptor).map(\.persistentModelID))
+        var saved = descriptor
+        saved.includePendingChanges = false
+        XCTAssertEqual(try context.fetchIdentifiers(saved), [kept, edited, deleted].map(\.persistentModelID), "as the store holds them")
+
+        try context.save()
+        XCTAssertEqual(try context.fetchIdentifiers(descriptor), [kept.persistentModelID, added.persistentModelID], "the key the save gave")
+    }
+
     func testFetchIdentifiersAndModelForIdentifier() throws {
         let container = try makeContainer(Note.self)
         let context = ModelContext(container)

@@ -146,13 +146,19 @@ extension ModelContext {
         })
     }
 
-    /// The identifiers of the saved models that match a descriptor.
+    /// The identifiers of the models that match a descriptor, in its order: those `fetch` lists, read
+    /// from the store's keys alone when the context holds no unsaved change they could reflect. With
+    /// such changes (and `includePendingChanges`), the models are fetched to place them, and an
+    /// inserted one has the temporary identifier it keeps until the save.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let layout = try store.layout(for: T.self)
-        let deletedKeys = Set(deleted.values.compactMap { $0.storage.primaryKey })
-            .union(rowsAwaitingBatchDelete[layout.name] ?? [])
-        return try store.fetchKeys(layout, query: try rowQuery(for: descriptor, layout: layout))
-            .filter { !deletedKeys.contains($0) || !descriptor.includePendingChanges }
+        let query = try rowQuery(for: descriptor, layout: layout)
+        if descriptor.includePendingChanges, !pendingModels(of: T.self, layout: layout).isEmpty || readsUnsavedRelatedModels(query) {
+            // Listing the saved rows' keys named a model edited out of the predicate and left out an
+            // inserted one, unlike `fetch`.
+            return try fetch(descriptor).map(\.persistentModelID)
+        }
+        return try store.fetchKeys(layout, query: query)
             .map { PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: $0) }
     }
 

@@ -118,6 +118,10 @@ extension RandomPredicateTests {
                 if batched != expected {
                     try fail("\(moment), \(described): fetch in batches of \(batchSize) gave \(batched), in memory \(expected)")
                 }
+                let identified = try context.fetchIdentifiers(descriptor)
+                if identified != ordered[start..<end].map(\.0.persistentModelID) {
+                    try fail("\(moment), \(described): fetchIdentifiers gave \(identified), in memory \(expected)")
+                }
                 let counted = try context.fetchCount(descriptor)
                 if counted != expected.count { try fail("\(moment), \(described): fetchCount gave \(counted), in memory \(expected.count)") }
                 let shownNow = relationships()
