@@ -234,8 +234,8 @@ extension ModelContext {
         }
     }
 
-    /// The identifiers of the saved models that match a descriptor, as SwiftData's batched form
-    /// returns them. Identifiers are small: they are read at once.
+    /// What `fetchIdentifiers(_:)` lists, in the collection SwiftData's batched form returns.
+    /// Identifiers are small: they are read at once.
     public func fetchIdentifiers<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
     ) throws -> FetchResultsCollection<PersistentIdentifier> {
