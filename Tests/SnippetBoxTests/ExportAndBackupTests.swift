@@ -86,6 +86,7 @@ final class ExportAndBackupTests: AppTestCase {
         var export = try LibraryExport.read(json)
         let index = try XCTUnwrap(export.snippets.firstIndex { $0.title == "List files" })
         export.snippets[index].code = "ls -lah"
+        export.snippets[index].title = "Äll files, listed"
         export.snippets[index].updatedAt = export.snippets[index].updatedAt.addingTimeInterval(60)
         var bad = export.snippets[index]
         bad.uuid = UUID()
@@ -100,7 +101,9 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertTrue(body.contains("0 added, 1 updated, 4 already here, 2 skipped."), body)
         XCTAssertTrue(body.contains("unknown language"))
         XCTAssertTrue(body.contains("is not the PNG, JPEG, GIF or WebP it claims to be"))
-        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "List files" })).first?.code }, "ls -lah")
+        let updated = try withContext { try $0.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "Äll files, listed" })).first }
+        XCTAssertEqual(updated?.code, "ls -lah")
+        XCTAssertEqual(updated?.titleSortKey, "all files, listed", "the new title's sort key came with it")
     }
 
     func testImportingSomethingElseSaysSoAndChangesNothing() async throws {
