@@ -117,10 +117,8 @@ extension ModelContext {
     private func savedKeys<T: PersistentModel>(among keys: [Int64], matching predicate: Predicate<T>?, layout: EntityLayout) throws -> [Int64] {
         guard !keys.isEmpty else { return [] }
         var query = try rowQuery(for: FetchDescriptor<T>(predicate: predicate), layout: layout)
-        let among = "\(RowQuery.alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))"
-        let keyList = SQLiteStore.jsonArray(keys).databaseValue
-        query.condition = query.condition.map { SQLFragment("(\($0.sql)) AND \(among)", $0.arguments + [keyList]) }
-            ?? SQLFragment(among, [keyList])
+        let among = RowQuery.keyIsAmong(keys)
+        query.condition = query.condition.map { SQLFragment("(\($0.sql)) AND \(among.sql)", $0.arguments + among.arguments) } ?? among
         return try store.fetchKeys(layout, query: query)
     }
 
@@ -153,7 +151,7 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let layout = try store.layout(for: T.self)
         let query = try rowQuery(for: descriptor, layout: layout)
-        if descriptor.includePendingChanges, !pendingModels(of: T.self, layout: layout).isEmpty || readsUnsavedRelatedModels(query) {
+        if placesUnsavedChanges(descriptor, query: query, layout: layout) {
             // Listing the saved rows' keys named a model edited out of the predicate and left out an
             // inserted one, unlike `fetch`.
             return try fetch(descriptor).map(\.persistentModelID)
@@ -217,7 +215,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
         let layout = try store.layout(for: T.self)
         let query = try rowQuery(for: descriptor, layout: layout)
-        if descriptor.includePendingChanges, !pendingModels(of: T.self, layout: layout).isEmpty || readsUnsavedRelatedModels(query) {
+        if placesUnsavedChanges(descriptor, query: query, layout: layout) {
             return FetchResultsCollection(try fetch(descriptor))
         }
         let keys = try store.fetchKeys(layout, query: query)
@@ -242,15 +240,20 @@ extension ModelContext {
         FetchResultsCollection(try fetchIdentifiers(descriptor))
     }
 
+    /// Whether `fetch` would place unsaved changes of this context among the saved rows `query` reads,
+    /// in memory: then the store's keys alone do not answer the descriptor.
+    private func placesUnsavedChanges<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, query: RowQuery, layout: EntityLayout
+    ) -> Bool {
+        descriptor.includePendingChanges && (!pendingModels(of: T.self, layout: layout).isEmpty || readsUnsavedRelatedModels(query))
+    }
+
     /// The models of these rows, in the keys' order; a key whose row is gone gives a deleted placeholder.
     private func models<T: PersistentModel>(
         _ type: T.Type, keys: [Int64], layout: EntityLayout, unloaded: Set<Int>, prefetching: [PartialKeyPath<T>]
     ) throws -> [T] {
-        let byKey = SQLFragment(
-            "\(RowQuery.alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))",
-            [SQLiteStore.jsonArray(keys).databaseValue])
         var rows: [Int64: SQLiteStore.FetchedRow] = [:]
-        for row in try store.fetchRows(layout, query: RowQuery(condition: byKey), unloaded: unloaded) {
+        for row in try store.fetchRows(layout, query: .rows(keys), unloaded: unloaded) {
             rows[row.primaryKey] = row
         }
         let models = try keys.map { key in

@@ -46,9 +46,7 @@ extension ModelContext {
                 let wanted = Set(storages.compactMap { ModelStorage.value($0.values[slot.index], as: ToOneFault.self)?.primaryKey })
                 guard !wanted.isEmpty else { continue }
                 let destination = mapping.destination
-                let query = RowQuery(condition: SQLFragment(
-                    "\(RowQuery.alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))",
-                    [SQLiteStore.jsonArray(Array(wanted)).databaseValue]))
+                let query = RowQuery.rows(Array(wanted))
                 var byKey: [Int64: AnyObject] = [:]
                 for row in try store.fetchRows(destination, query: query) {
                     if let model = try anyModel(destination.modelType, from: row, layout: destination) {

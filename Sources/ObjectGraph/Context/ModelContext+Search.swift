@@ -191,10 +191,7 @@ extension ModelContext {
         // The page's rows in one statement, then in rank order.
         var rowsByKey: [Int64: SQLiteStore.FetchedRow] = [:]
         if !keys.isEmpty {
-            let byKey = RowQuery(condition: SQLFragment(
-                "\(alias).\"_pk\" IN (SELECT value FROM json_each(?))",
-                [SQLiteStore.jsonArray(keys.map(\.key)).databaseValue]))
-            for row in try store.fetchRows(layout, query: byKey) {
+            for row in try store.fetchRows(layout, query: .rows(keys.map(\.key))) {
                 rowsByKey[row.primaryKey] = row
             }
         }

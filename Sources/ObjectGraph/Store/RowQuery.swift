@@ -21,6 +21,17 @@ struct RowQuery {
         RowQuery(condition: SQLFragment("\"_pk\" = ?", [primaryKey.databaseValue]), limit: 1)
     }
 
+    /// The rows with these primary keys, in key order.
+    static func rows(_ primaryKeys: [Int64]) -> RowQuery {
+        RowQuery(condition: keyIsAmong(primaryKeys))
+    }
+
+    /// "The row's key is one of these": the keys bound as one JSON list, so one statement serves any number.
+    static func keyIsAmong(_ primaryKeys: [Int64]) -> SQLFragment {
+        SQLFragment("\(alias.quotedIdentifier).\"_pk\" IN (SELECT value FROM json_each(?))",
+                    [SQLiteStore.jsonArray(primaryKeys).databaseValue])
+    }
+
     func sql(selecting columns: String, from layout: EntityLayout) -> (String, [DatabaseValue]) {
         var sql = "SELECT \(columns) FROM \(layout.name.quotedIdentifier) AS \(Self.alias.quotedIdentifier)"
         var arguments: [DatabaseValue] = []
