@@ -60,6 +60,26 @@ public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "Tr
 @freestanding(declaration, names: named(_objectGraphIndexes))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "ObjectGraphMacros", type: "IndexMacro")
 
+/// Declares which properties no two models of a type share, as SwiftData's `#Unique` does: each
+/// array is one constraint, and a constraint of several properties is met by their values together.
+///
+/// ```swift
+/// @Model final class Trip {
+///     #Unique<Trip>([\.name, \.startDate])
+///     var name: String
+///     var startDate: Date
+/// }
+/// ```
+///
+/// Inserting a model whose values match a saved model's on every property of a constraint updates
+/// that model instead (an upsert), as `@Attribute(.unique)` does for one property; a constraint of
+/// one property is the same as `.unique` on it. A constraint with a nil value never matches (as in
+/// SQLite, nil differs from every value, nil included). Editing a saved model into another's values
+/// fails the save with `SwiftDataError.uniqueConstraintViolation`. Key paths may name stored
+/// attributes and to-one relationships; a container refuses to open on anything else.
+@freestanding(declaration, names: named(_objectGraphUniqueness))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "ObjectGraphMacros", type: "UniqueMacro")
+
 /// Routes a stored property through the model's backing data. `@Model` adds it; don't write it by hand.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_), prefixed(_objectGraphKeyPath_))

@@ -11,12 +11,6 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
     case modelActorOnNonActor
     case destructuringPattern
     case conditionalProperty
-    case indexWithoutModelType
-    case indexOutsideClass
-    case indexWithoutIndices
-    case indexNotAnArray
-    case emptyIndex
-    case multipleIndexMacros
 
     var message: String {
         switch self {
@@ -38,18 +32,6 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
             "a persisted property needs a name of its own: declare each one separately, or mark this one @Transient"
         case .conditionalProperty:
             "a persisted property cannot be declared inside #if: declare it unconditionally, or mark it @Transient"
-        case .indexWithoutModelType:
-            "#Index needs the model class as its generic argument: #Index<Snippet>([\\.title])"
-        case .indexOutsideClass:
-            "#Index can only be used in the body of a @Model class"
-        case .indexWithoutIndices:
-            "#Index needs at least one index: an array of key paths, such as #Index<Snippet>([\\.title])"
-        case .indexNotAnArray:
-            "each index of #Index is an array of key paths: write [\\.title], or [\\.a, \\.b] for an index on both"
-        case .emptyIndex:
-            "an index needs at least one key path: remove the empty array or name the properties to index"
-        case .multipleIndexMacros:
-            "a model can use #Index once: list all its indexes in one #Index, one array per index"
         }
     }
 
@@ -57,15 +39,59 @@ enum ObjectGraphDiagnostic: String, DiagnosticMessage {
     var severity: DiagnosticSeverity { .error }
 }
 
-/// `#Index<Other>` in the body of another class: its key paths could not name this model's columns.
-struct IndexOfOtherTypeDiagnostic: DiagnosticMessage {
-    let written: String
-    let enclosing: String
+/// A misuse of `#Index` or `#Unique`, told in the words of the macro written.
+struct KeyPathListDiagnostic: DiagnosticMessage {
+    enum Problem {
+        case withoutModelType
+        case outsideClass
+        case withoutElements
+        case notAnArray
+        case emptyElement
+        /// The macro used twice in one class: each use declares the same static member.
+        case repeated
+        /// `#Index<Other>` in the body of another class: its key paths could not name this model's columns.
+        case otherModelType(written: String, enclosing: String)
+    }
+
+    let macro: KeyPathListMacro
+    let problem: Problem
 
     var message: String {
-        "#Index<\(written)> is declared in \(enclosing): the generic argument must be the model class itself, #Index<\(enclosing)>"
+        let name: String = macro.spelling
+        let noun: String = macro.elementNoun
+        let example = #"<Snippet>([\.title])"#
+        switch problem {
+        case .withoutModelType:
+            return "\(name) needs the model class as its generic argument: \(name)\(example)"
+        case .outsideClass:
+            return "\(name) can only be used in the body of a @Model class"
+        case .withoutElements:
+            return "\(name) needs at least one \(noun): an array of key paths, such as \(name)\(example)"
+        case .notAnArray:
+            let forms = #"write [\.title], or [\.a, \.b] for"#
+            return "each \(noun) of \(name) is an array of key paths: \(forms) \(macro.severalPropertiesMeaning)"
+        case .emptyElement:
+            return "\(macro.elementNounWithArticle) needs at least one key path: remove the empty array or \(macro.emptyElementFix)"
+        case .repeated:
+            return "a model can use \(name) once: list all its \(macro.elementNounPlural) in one \(name), one array per \(noun)"
+        case .otherModelType(let written, let enclosing):
+            return "\(name)<\(written)> is declared in \(enclosing): the generic argument must be the model class itself, \(name)<\(enclosing)>"
+        }
     }
-    var diagnosticID: MessageID { MessageID(domain: "ObjectGraphMacros", id: "indexOfOtherType") }
+
+    var diagnosticID: MessageID {
+        let problemName: String = switch problem {
+        case .withoutModelType: "withoutModelType"
+        case .outsideClass: "outsideClass"
+        case .withoutElements: "withoutElements"
+        case .notAnArray: "notAnArray"
+        case .emptyElement: "emptyElement"
+        case .repeated: "repeated"
+        case .otherModelType: "otherModelType"
+        }
+        return MessageID(domain: "ObjectGraphMacros", id: macro.elementNoun + "." + problemName)
+    }
+
     var severity: DiagnosticSeverity { .error }
 }
 

@@ -6,61 +6,140 @@ import SwiftSyntaxMacros
 ///
 /// It expands to a static member that `PersistentModel` requires (with a default of no indexes), so
 /// the library reads the key paths at run time and resolves them to columns when a container opens.
-/// The arrays are typed `[[PartialKeyPath<Model>]]` so that `\.title` infers its root as it does in
-/// SwiftData; only the macro's syntax is checked here, the key paths themselves when the container opens.
 public struct IndexMacro: DeclarationMacro {
-    static let memberName = "_objectGraphIndexes"
-
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
+        KeyPathListMacro.index.expansion(of: node, in: context)
+    }
+}
+
+/// `#Unique<Model>([\.id], [\.name, \.startDate])`: the combinations of properties whose values no two
+/// models share, as SwiftData's macro (iOS 18) declares them. Expanded as `#Index` is.
+public struct UniqueMacro: DeclarationMacro {
+    public static func expansion(
+        of node: some FreestandingMacroExpansionSyntax,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        KeyPathListMacro.unique.expansion(of: node, in: context)
+    }
+}
+
+/// What `#Index` and `#Unique` share: both take arrays of key paths of the model they are declared in,
+/// and both become a static member typed `[[PartialKeyPath<Model>]]`, so that `\.title` infers its
+/// root as it does in SwiftData. Only the macro's syntax is checked here, the key paths themselves
+/// when a container opens.
+enum KeyPathListMacro: String {
+    case index = "Index"
+    case unique = "Unique"
+
+    /// The `PersistentModel` requirement the expansion satisfies.
+    var memberName: String {
+        switch self {
+        case .index: "_objectGraphIndexes"
+        case .unique: "_objectGraphUniqueness"
+        }
+    }
+
+    /// The macro as written in source.
+    var spelling: String { "#" + rawValue }
+
+    // The words of the diagnostics (see `KeyPathListDiagnostic`).
+
+    /// What one array declares.
+    var elementNoun: String {
+        switch self {
+        case .index: "index"
+        case .unique: "constraint"
+        }
+    }
+
+    var elementNounWithArticle: String {
+        switch self {
+        case .index: "an index"
+        case .unique: "a constraint"
+        }
+    }
+
+    var elementNounPlural: String {
+        switch self {
+        case .index: "indexes"
+        case .unique: "constraints"
+        }
+    }
+
+    /// What an array of several key paths declares.
+    var severalPropertiesMeaning: String {
+        switch self {
+        case .index: "an index on both"
+        case .unique: "a combination that is unique"
+        }
+    }
+
+    var emptyElementFix: String {
+        switch self {
+        case .index: "name the properties to index"
+        case .unique: "name the properties that are unique together"
+        }
+    }
+
+    private var localName: String {
+        switch self {
+        case .index: "indices"
+        case .unique: "constraints"
+        }
+    }
+
+    func expansion(of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext) -> [DeclSyntax] {
+        func diagnose(_ problem: KeyPathListDiagnostic.Problem, at syntax: some SyntaxProtocol) {
+            context.diagnose(Diagnostic(node: syntax, message: KeyPathListDiagnostic(macro: self, problem: problem)))
+        }
         guard let modelType = node.genericArgumentClause?.arguments.first?.argument.trimmedDescription,
               node.genericArgumentClause?.arguments.count == 1
         else {
-            context.diagnose(Diagnostic(node: node, message: ObjectGraphDiagnostic.indexWithoutModelType))
+            diagnose(.withoutModelType, at: node)
             return []
         }
         let enclosing = context.lexicalContext.first { $0.is(DeclSyntax.self) }
         if let enclosing, !(enclosing.is(ClassDeclSyntax.self) || enclosing.is(ExtensionDeclSyntax.self)) {
-            context.diagnose(Diagnostic(node: node, message: ObjectGraphDiagnostic.indexOutsideClass))
+            diagnose(.outsideClass, at: node)
             return []
         }
-        if let classDecl = enclosing?.as(ClassDeclSyntax.self), !names(modelType, sameTypeAs: classDecl.name.text) {
-            context.diagnose(Diagnostic(
-                node: node.genericArgumentClause.map(Syntax.init) ?? Syntax(node),
-                message: IndexOfOtherTypeDiagnostic(written: modelType, enclosing: classDecl.name.text)))
+        if let classDecl = enclosing?.as(ClassDeclSyntax.self), !Self.names(modelType, sameTypeAs: classDecl.name.text) {
+            diagnose(.otherModelType(written: modelType, enclosing: classDecl.name.text),
+                     at: node.genericArgumentClause.map(Syntax.init) ?? Syntax(node))
             return []
         }
         guard !node.arguments.isEmpty else {
-            context.diagnose(Diagnostic(node: node, message: ObjectGraphDiagnostic.indexWithoutIndices))
+            diagnose(.withoutElements, at: node)
             return []
         }
-        var indices: [String] = []
+        var elements: [String] = []
         var valid = true
         for argument in node.arguments {
             guard let array = argument.expression.as(ArrayExprSyntax.self) else {
-                context.diagnose(Diagnostic(node: argument.expression, message: ObjectGraphDiagnostic.indexNotAnArray))
+                diagnose(.notAnArray, at: argument.expression)
                 valid = false
                 continue
             }
             guard !array.elements.isEmpty else {
-                context.diagnose(Diagnostic(node: array, message: ObjectGraphDiagnostic.emptyIndex))
+                diagnose(.emptyElement, at: array)
                 valid = false
                 continue
             }
-            indices.append(array.trimmedDescription)
+            elements.append(array.trimmedDescription)
         }
         guard valid else { return [] }
 
         let access = enclosing?.as(ClassDeclSyntax.self)?.modifiers.accessPrefix
             ?? enclosing?.as(ExtensionDeclSyntax.self)?.modifiers.accessPrefix ?? ""
-        let list = "[\n" + indices.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
+        let list = "[\n" + elements.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
         return [
             """
             \(raw: access)static var \(raw: memberName): [[AnyKeyPath]] {
-                let indices: [[PartialKeyPath<\(raw: modelType)>]] = \(raw: list)
-                return indices
+                let \(raw: localName): [[PartialKeyPath<\(raw: modelType)>]] = \(raw: list)
+                return \(raw: localName)
             }
             """,
         ]

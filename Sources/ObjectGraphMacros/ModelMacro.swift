@@ -25,7 +25,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             ModelProperty.analyse($0.decl, diagnosingIn: context)
         }
         diagnoseConditionalProperties(in: classDecl.memberBlock.members, context: context)
-        diagnoseRepeatedIndexMacros(in: classDecl.memberBlock.members, context: context)
+        diagnoseRepeatedKeyPathListMacros(in: classDecl.memberBlock.members, context: context)
         let persisted = properties.filter { $0.kind != .notPersisted }
 
         // The key path objects the accessors pass, so that a property read finds its slot by address
@@ -119,12 +119,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
     }
 
-    /// Each `#Index` declares the same static member, so a second one would be a redeclaration.
-    private static func diagnoseRepeatedIndexMacros(in members: MemberBlockItemListSyntax, context: some MacroExpansionContext) {
-        let indexMacros = members.compactMap { $0.decl.as(MacroExpansionDeclSyntax.self) }
-            .filter { $0.macroName.text == "Index" }
-        for repeated in indexMacros.dropFirst() {
-            context.diagnose(Diagnostic(node: repeated, message: ObjectGraphDiagnostic.multipleIndexMacros))
+    /// Each `#Index` declares the same static member, so a second one would be a redeclaration; so does each `#Unique`.
+    private static func diagnoseRepeatedKeyPathListMacros(in members: MemberBlockItemListSyntax, context: some MacroExpansionContext) {
+        let expansions = members.compactMap { $0.decl.as(MacroExpansionDeclSyntax.self) }
+        for macro in [KeyPathListMacro.index, .unique] {
+            let uses = expansions.filter { $0.macroName.text == macro.rawValue }
+            for repeated in uses.dropFirst() {
+                context.diagnose(Diagnostic(node: repeated, message: KeyPathListDiagnostic(macro: macro, problem: .repeated)))
+            }
         }
     }
 

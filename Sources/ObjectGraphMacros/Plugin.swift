@@ -12,5 +12,6 @@ struct ObjectGraphMacrosPlugin: CompilerPlugin {
         TransientMacro.self,
         ModelActorMacro.self,
         IndexMacro.self,
+        UniqueMacro.self,
     ]
 }

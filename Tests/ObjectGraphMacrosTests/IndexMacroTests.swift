@@ -212,3 +212,110 @@ final class IndexMacroTests: XCTestCase {
         )
     }
 }
+
+/// `#Unique` expands as `#Index` does, to the member `PersistentModel` reads the constraints from,
+/// and reports misuse in its own words.
+final class UniqueMacroTests: XCTestCase {
+    func testConstraintsBecomeTypedKeyPathLists() {
+        assertMacroExpansion(
+            #"""
+            final class Trip {
+                #Unique<Trip>([\.name, \.startDate], [\.code])
+                var name: String = ""
+            }
+            """#,
+            expandedSource: #"""
+                final class Trip {
+                    static var _objectGraphUniqueness: [[AnyKeyPath]] {
+                        let constraints: [[PartialKeyPath<Trip>]] = [
+                        [\.name, \.startDate],
+                        [\.code]
+                        ]
+                        return constraints
+                    }
+                    var name: String = ""
+                }
+                """#,
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testAnEmptyConstraint() {
+        assertMacroExpansion(
+            #"""
+            final class Trip {
+                #Unique<Trip>([\.name], [])
+            }
+            """#,
+            expandedSource: """
+                final class Trip {
+                }
+                """,
+            diagnostics: [DiagnosticSpec(
+                message: "a constraint needs at least one key path: remove the empty array or name the properties that are unique together",
+                line: 2, column: 29)],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testAKeyPathInsteadOfAnArray() {
+        assertMacroExpansion(
+            #"""
+            final class Trip {
+                #Unique<Trip>(\.name)
+            }
+            """#,
+            expandedSource: """
+                final class Trip {
+                }
+                """,
+            diagnostics: [DiagnosticSpec(
+                message: #"each constraint of #Unique is an array of key paths: write [\.title], or [\.a, \.b] for a combination that is unique"#,
+                line: 2, column: 19)],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    func testAnotherModelsType() {
+        assertMacroExpansion(
+            #"""
+            final class Trip {
+                #Unique<Folder>([\.name])
+            }
+            """#,
+            expandedSource: """
+                final class Trip {
+                }
+                """,
+            diagnostics: [DiagnosticSpec(
+                message: "#Unique<Folder> is declared in Trip: the generic argument must be the model class itself, #Unique<Trip>",
+                line: 2, column: 12)],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    /// One `#Unique` beside one `#Index` is fine; a second `#Unique` is not.
+    func testTwoUniqueMacrosInOneModel() {
+        assertMacroExpansion(
+            #"""
+            @Model final class Trip {
+                #Index<Trip>([\.name])
+                #Unique<Trip>([\.name])
+                #Unique<Trip>([\.code])
+            }
+            """#,
+            expandedSource: expandedModel(
+                "Trip",
+                members: #"""
+                        #Index<Trip>([\.name])
+                        #Unique<Trip>([\.name])
+                        #Unique<Trip>([\.code])
+                    """#,
+                metadata: [], initializer: []),
+            diagnostics: [DiagnosticSpec(
+                message: "a model can use #Unique once: list all its constraints in one #Unique, one array per constraint",
+                line: 4, column: 5)],
+            macroSpecs: ["Model": MacroSpec(type: ModelMacro.self, conformances: modelConformances)]
+        )
+    }
+}

@@ -12,6 +12,7 @@ let testMacros: [String: Macro.Type] = [
     "Transient": TransientMacro.self,
     "ModelActor": ModelActorMacro.self,
     "Index": IndexMacro.self,
+    "Unique": UniqueMacro.self,
 ]
 
 /// The conformances the compiler passes to the extension role of `@Model` for a class that has none

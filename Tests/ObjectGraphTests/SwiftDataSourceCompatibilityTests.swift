@@ -6,6 +6,7 @@ import XCTest
 
 @Model
 class Trip {
+    #Unique<Trip>([\.name, \.startDate, \.endDate])
     #Index<Trip>([\.name], [\.startDate], [\.endDate], [\.name, \.startDate, \.endDate])
     @Attribute(.unique) var name: String
     var destination: String

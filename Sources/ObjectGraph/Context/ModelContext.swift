@@ -439,34 +439,40 @@ public final class ModelContext: Equatable {
         return row
     }
 
-    /// Two pending inserts with the same unique value would both hit the unique index; as an upsert
+    /// Two pending inserts with the same unique values would both hit the unique index; as an upsert
     /// would, the later insert's values go to the earlier model, whose backing data the later one
     /// then shares.
     private func mergePendingUniqueCollisions() {
-        /// A unique attribute of an entity. Not its name: building "Entity.attribute" for every insert
-        /// of a large save cost more than the lookup.
-        struct UniqueAttribute: Hashable {
+        /// A uniqueness constraint of an entity, by position. Not its name: building "Entity.attribute"
+        /// for every insert of a large save cost more than the lookup.
+        struct Constraint: Hashable {
             let entity: ObjectIdentifier
-            let slot: Int
+            let position: Int
         }
-        var firstByUniqueValue: [UniqueAttribute: [PendingUniqueValue: ModelStorage]] = [:]
+        var firstByUniqueValues: [Constraint: [[PendingUniqueValue]: ModelStorage]] = [:]
         var merges: [UniqueMerge] = []
         defer { reconcileRelationships(after: merges) }
         for key in insertionOrder {
             guard let model = inserted[key] else { continue }
             let storage = model.storage
-            let uniqueSlots = storage.layout.uniqueColumnSlots
-            guard !uniqueSlots.isEmpty else { continue }
+            let constraints = storage.layout.uniquenessConstraints
+            guard !constraints.isEmpty else { continue }
             storage.pullInstanceStoredValues()
             var collided: ModelStorage?
-            for slot in uniqueSlots {
-                guard let value = PendingUniqueValue(of: storage, at: slot) else { continue }
-                let bucket = UniqueAttribute(entity: ObjectIdentifier(storage.layout), slot: slot.index)
-                if let earlier = firstByUniqueValue[bucket]?[value] {
+            for (position, constraint) in constraints.enumerated() {
+                var values: [PendingUniqueValue] = []
+                for slot in constraint.slots {
+                    guard let value = PendingUniqueValue(of: storage, at: slot) else { break }
+                    values.append(value)
+                }
+                // A nil in any of the constraint's properties: no other model's values can equal these.
+                guard values.count == constraint.slots.count else { continue }
+                let bucket = Constraint(entity: ObjectIdentifier(storage.layout), position: position)
+                if let earlier = firstByUniqueValues[bucket]?[values] {
                     collided = earlier
                     break
                 }
-                firstByUniqueValue[bucket, default: [:]][value] = storage
+                firstByUniqueValues[bucket, default: [:]][values] = storage
             }
             guard let earlier = collided else { continue }
             if let earlierModel = earlier.model {
@@ -483,7 +489,7 @@ public final class ModelContext: Equatable {
         insertionOrder.removeAll { inserted[$0] == nil }
     }
 
-    /// What a pending insert holds in a unique column, to find two inserts that would share a row:
+    /// What a pending insert holds in a column of a uniqueness constraint, to find two inserts that would share a row:
     /// an attribute's encoded value, or the model a unique to-one relationship refers to (by its key,
     /// or by identity while it has none). Nil for none (nil never collides, as in SQLite).
     private enum PendingUniqueValue: Hashable {

@@ -433,7 +433,9 @@ final class PredicateTranslation {
         func isUniqueColumn(_ column: Substring) -> Bool {
             guard column.hasPrefix(prefix) else { return false }
             let name = String(column.dropFirst(prefix.count))
-            return name == "\"_pk\"" || layout.slots.contains { $0.isUnique && $0.name.quotedIdentifier == name }
+            return name == "\"_pk\"" || layout.uniquenessConstraints.contains {
+                $0.slots.count == 1 && $0.slots[0].name.quotedIdentifier == name
+            }
         }
         // `column IN (?, ?, …)`, one placeholder per argument.
         if let range = inner.range(of: " IN ("), inner.hasSuffix(")") {

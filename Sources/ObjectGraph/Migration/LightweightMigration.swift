@@ -3,7 +3,7 @@ import GRDB
 
 /// Carries a store's tables from a recorded schema to the code's schema, for the changes that need
 /// no code: attributes and relationships added, removed or renamed (`originalName`), an attribute made
-/// optional, or made required with a default, delete rules changed, `.unique` added or dropped,
+/// optional, or made required with a default, delete rules changed, `.unique` or `#Unique` added or dropped,
 /// `.externalStorage` added or removed. Anything else (a type change, a new required attribute without
 /// a default) throws an error naming the entity and property, before anything is written.
 ///
@@ -43,14 +43,9 @@ struct LightweightMigration {
             }
             guard let oldEntity = previous(of: entity), try db.tableExists(entity.name) else { continue }
             let plan = try columnPlan(entity.layout, from: oldEntity)
+            // Unique indexes no longer declared are dropped, and new ones made, by `StoreSchemaWriter` after this.
             if plan.needsRebuild {
                 try rebuild(entity.layout, plan: plan, in: db)
-            } else {
-                for property in oldEntity.properties where property.isUnique {
-                    if entity.layout.slotsByName[property.name]?.isUnique != true {
-                        try db.execute(sql: "DROP INDEX IF EXISTS \("\(entity.name)_\(property.name)_unique".quotedIdentifier)")
-                    }
-                }
             }
             try moveExternalValues(entity.layout, from: oldEntity, in: db)
         }

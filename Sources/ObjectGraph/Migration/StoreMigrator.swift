@@ -192,6 +192,7 @@ struct StoreMigrator {
         } catch {
             Self.removeDatabaseFiles(at: working)
             for name in writtenFiles { externalStorage?.remove(name) }
+            let error = StoreErrorMapper.mapRowsBreakingNewUniqueness(error)
             let reason = (error as? SwiftDataError)?.message ?? "\(error)"
             throw SwiftDataError(
                 .migrationFailure,

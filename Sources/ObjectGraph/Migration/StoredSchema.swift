@@ -36,6 +36,9 @@ struct StoredSchema: Codable, Equatable {
     struct Entity: Codable, Equatable {
         var name: String
         var properties: [Property]
+        /// The constraints of `#Unique`, each its properties' names; nil for none, as stores recorded
+        /// before `#Unique` existed have it. A `.unique` property is recorded in its options instead.
+        var uniqueness: [[String]]?
 
         func property(named name: String) -> Property? { properties.first { $0.name == name } }
     }
@@ -54,7 +57,12 @@ struct StoredSchema: Codable, Equatable {
     init(schema: Schema) {
         version = schema.version.description
         entities = schema.entities.map { entity in
-            Entity(name: entity.name, properties: entity.layout.slots.map { Self.property(of: $0, in: entity.layout) })
+            let declared = entity.layout.uniquenessConstraints
+                .filter { $0.slots.count > 1 || !$0.slots[0].isUnique }
+                .map { $0.slots.map(\.name) }
+            return Entity(
+                name: entity.name, properties: entity.layout.slots.map { Self.property(of: $0, in: entity.layout) },
+                uniqueness: declared.isEmpty ? nil : declared)
         }
     }
 

@@ -194,7 +194,10 @@ final class EntityLayout: @unchecked Sendable {
     let foreignKeySlots: [PropertySlot]
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
-    /// Attributes and to-one relationships marked `.unique`, each with a unique index on its column.
+    /// The combinations of columns no two rows share: each property marked `.unique` alone, then each
+    /// array of `#Unique`; repeats are left out. Each has a unique index.
+    let uniquenessConstraints: [UniquenessConstraint]
+    /// Every column some uniqueness constraint covers, in column order.
     let uniqueColumnSlots: [PropertySlot]
     /// `storedColumnSlots`, each with how its column is read.
     let columnReaders: [ColumnReader]
@@ -225,7 +228,14 @@ final class EntityLayout: @unchecked Sendable {
         self.foreignKeySlots = slots.filter(\.isForeignKey)
         self.storedColumnSlots = columnSlots + foreignKeySlots
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
-        self.uniqueColumnSlots = storedColumnSlots.filter(\.isUnique)
+        let declaredUniqueness = Self.resolveUniqueness(
+            modelType._objectGraphUniqueness, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
+            errors: &errors)
+        self.uniquenessConstraints = Self.uniquenessConstraints(
+            marked: storedColumnSlots.filter(\.isUnique), declared: declaredUniqueness,
+            entityName: name, storedColumnSlots: storedColumnSlots, errors: &errors)
+        let constrained = Set(uniquenessConstraints.flatMap { $0.slots.map(\.index) })
+        self.uniqueColumnSlots = storedColumnSlots.filter { constrained.contains($0.index) }
         self.toManySlots = slots.filter(\.isToMany)
         self.relationshipSlots = slots.filter { $0.relationship != nil }
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
@@ -241,8 +251,11 @@ final class EntityLayout: @unchecked Sendable {
         ([entity] + columns.map(\.propertyName) + ["index"]).joined(separator: "_")
     }
 
-    /// The index that keeps a `.unique` attribute unique.
-    static func uniqueIndexName(entity: String, slot: PropertySlot) -> String { "\(entity)_\(slot.name)_unique" }
+    /// The index that keeps a uniqueness constraint: `Tag_name_unique` for `.unique` on `name` (the
+    /// name stores made before `#Unique` have), `Trip_name_startDate_unique` for a pair.
+    static func uniqueIndexName(entity: String, slots: [PropertySlot]) -> String {
+        ([entity] + slots.map(\.name) + ["unique"]).joined(separator: "_")
+    }
 
     /// The index on a to-one relationship's key column.
     static func foreignKeyIndexName(entity: String, slot: PropertySlot) -> String { "\(entity)_\(slot.name)_key" }
@@ -257,9 +270,7 @@ final class EntityLayout: @unchecked Sendable {
         \Model.persistentModelID
     }
 
-    /// Turns the key paths of `#Index` into columns. A key path without a column (a to-many relationship,
-    /// a transient or computed property) is reported rather than skipped, as an index that silently
-    /// lost a column would not serve the queries it was declared for.
+    /// Turns the key paths of `#Index` into columns (see `storedSlot`).
     private static func resolveIndexes(
         _ declared: [[AnyKeyPath]], entityName: String, slots: [PropertySlot],
         slotIndexByKeyPath: [AnyKeyPath: Int], rowKeyPath: AnyKeyPath, errors: inout [SwiftDataError]
@@ -273,30 +284,11 @@ final class EntityLayout: @unchecked Sendable {
                     columns.append(.rowKey)
                     continue
                 }
-                guard let slot = slotIndexByKeyPath[keyPath].map({ slots[$0] }) else {
-                    errors.append(SwiftDataError(
-                        .unsupportedKeyPath,
-                        "the #Index of \(entityName) names \(keyPath), which is not a persisted property of \(entityName): "
-                            + "only stored attributes and to-one relationships have a column to index "
-                            + "(a @Transient or computed property has none)",
-                        entity: entityName))
-                    continue
-                }
-                if slot.isToMany {
-                    errors.append(SwiftDataError(
-                        .unsupportedKeyPath,
-                        "the #Index of \(entityName) names \(slot.name), a to-many relationship, which has no column in "
-                            + "\(entityName)'s table: index the to-one relationship on the other side instead",
-                        entity: entityName, property: slot.name))
-                } else if !(slot.isColumn || slot.isForeignKey) {
-                    errors.append(SwiftDataError(
-                        .unsupportedKeyPath,
-                        "the #Index of \(entityName) names \(slot.name), which is not stored in \(entityName)'s table "
-                            + "(a transient attribute has no column): index stored attributes and to-one relationships only",
-                        entity: entityName, property: slot.name))
-                } else {
-                    columns.append(IndexColumn(slot))
-                }
+                guard let slot = storedSlot(
+                    named: keyPath, declaredBy: "#Index", entityName: entityName, slots: slots,
+                    slotIndexByKeyPath: slotIndexByKeyPath, errors: &errors)
+                else { continue }
+                columns.append(IndexColumn(slot))
             }
             guard !columns.isEmpty, columns.count == keyPaths.count else { continue }
             let name = indexName(entity: entityName, columns: columns)
@@ -314,6 +306,90 @@ final class EntityLayout: @unchecked Sendable {
             indexes.append(columns)
         }
         return indexes
+    }
+
+    /// The slot with a column that a key path of `#Index` or `#Unique` names. A key path without one
+    /// (a to-many relationship, a transient or computed property) is reported rather than skipped: an
+    /// index that silently lost a column would not serve the queries it was declared for, and a
+    /// constraint that lost one would refuse models that differ only there.
+    private static func storedSlot(
+        named keyPath: AnyKeyPath, declaredBy declaration: String, entityName: String, slots: [PropertySlot],
+        slotIndexByKeyPath: [AnyKeyPath: Int], errors: inout [SwiftDataError]
+    ) -> PropertySlot? {
+        guard let slot = slotIndexByKeyPath[keyPath].map({ slots[$0] }) else {
+            errors.append(SwiftDataError(
+                .unsupportedKeyPath,
+                "the \(declaration) of \(entityName) names \(keyPath), which is not a persisted property of \(entityName): "
+                    + "only stored attributes and to-one relationships have a column to index "
+                    + "(a @Transient or computed property has none)",
+                entity: entityName))
+            return nil
+        }
+        if slot.isToMany {
+            errors.append(SwiftDataError(
+                .unsupportedKeyPath,
+                "the \(declaration) of \(entityName) names \(slot.name), a to-many relationship, which has no column in "
+                    + "\(entityName)'s table: name the to-one relationship on the other side instead",
+                entity: entityName, property: slot.name))
+            return nil
+        }
+        guard slot.isColumn || slot.isForeignKey else {
+            errors.append(SwiftDataError(
+                .unsupportedKeyPath,
+                "the \(declaration) of \(entityName) names \(slot.name), which is not stored in \(entityName)'s table "
+                    + "(a transient attribute has no column): name stored attributes and to-one relationships only",
+                entity: entityName, property: slot.name))
+            return nil
+        }
+        return slot
+    }
+
+    /// Turns the key paths of `#Unique` into the slots of each constraint, in the order written.
+    private static func resolveUniqueness(
+        _ declared: [[AnyKeyPath]], entityName: String, slots: [PropertySlot],
+        slotIndexByKeyPath: [AnyKeyPath: Int], errors: inout [SwiftDataError]
+    ) -> [[PropertySlot]] {
+        declared.compactMap { keyPaths in
+            let constraint = keyPaths.compactMap { keyPath in
+                storedSlot(named: keyPath, declaredBy: "#Unique", entityName: entityName, slots: slots,
+                           slotIndexByKeyPath: slotIndexByKeyPath, errors: &errors)
+            }
+            return constraint.count == keyPaths.count && !constraint.isEmpty ? constraint : nil
+        }
+    }
+
+    /// The `.unique` properties, each a constraint of its own, then the constraints of `#Unique`. A
+    /// constraint that names a property twice is that of its distinct properties; one that repeats
+    /// another (in any order: the values are unique together either way) is left out, so that
+    /// `#Unique<Tag>([\.name])` beside `@Attribute(.unique) var name` makes one index.
+    private static func uniquenessConstraints(
+        marked: [PropertySlot], declared: [[PropertySlot]], entityName: String,
+        storedColumnSlots: [PropertySlot], errors: inout [SwiftDataError]
+    ) -> [UniquenessConstraint] {
+        let positions = Dictionary(uniqueKeysWithValues: storedColumnSlots.enumerated().map { ($1.index, $0) })
+        var constraints: [UniquenessConstraint] = []
+        var seen = Set<Set<Int>>()
+        var columnsByIndexName: [String: Set<Int>] = [:]
+        for slots in marked.map({ [$0] }) + declared {
+            var distinct: [PropertySlot] = []
+            for slot in slots where !distinct.contains(where: { $0 === slot }) { distinct.append(slot) }
+            let members = Set(distinct.map(\.index))
+            guard seen.insert(members).inserted else { continue }
+            let constraint = UniquenessConstraint(
+                slots: distinct, columnPositions: distinct.compactMap { positions[$0.index] },
+                indexName: uniqueIndexName(entity: entityName, slots: distinct))
+            if let existing = columnsByIndexName[constraint.indexName], existing != members {
+                errors.append(SwiftDataError(
+                    .unsupportedKeyPath,
+                    "two uniqueness constraints of \(entityName) would both be named \(constraint.indexName), because "
+                        + "their property names contain underscores: rename one of the properties",
+                    entity: entityName))
+                continue
+            }
+            columnsByIndexName[constraint.indexName] = members
+            constraints.append(constraint)
+        }
+        return constraints
     }
 
     private static let cache = LockedValue<[ObjectIdentifier: EntityLayout]>([:])
@@ -467,6 +543,21 @@ extension Array: _ModelArray {
 }
 
 /// One column of an index `#Index` declares: a property's column, or the row's key.
+/// Properties whose values together no two rows of an entity share (see `EntityLayout.uniquenessConstraints`).
+struct UniquenessConstraint {
+    /// Stored attributes and to-one relationships, in the order declared.
+    let slots: [PropertySlot]
+    /// Where each slot's value sits in a row's values, which follow `storedColumnSlots`.
+    let columnPositions: [Int]
+    let indexName: String
+
+    /// Whether two rows can collide: SQLite's unique index never compares a NULL as equal, so a
+    /// row with nil in any of the constraint's columns is free of it.
+    func constrains(_ row: [DatabaseValue]) -> Bool {
+        columnPositions.allSatisfy { !row[$0].isNull }
+    }
+}
+
 struct IndexColumn: Equatable {
     /// The column's name in the table.
     let columnName: String

@@ -13,10 +13,13 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// The indexes `#Index` declares, each a list of key paths of the model. Not part of SwiftData's
     /// protocol, which keeps them in its schema; the default is no index.
     static var _objectGraphIndexes: [[AnyKeyPath]] { get }
+    /// The constraints `#Unique` declares, each a list of key paths of the model; the default is none.
+    static var _objectGraphUniqueness: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
     public static var _objectGraphIndexes: [[AnyKeyPath]] { [] }
+    public static var _objectGraphUniqueness: [[AnyKeyPath]] { [] }
 
     /// The model's identifier: temporary until its first save, permanent afterwards.
     public var persistentModelID: PersistentIdentifier { storage.identifier }

@@ -44,9 +44,10 @@ extension Schema {
         public var storedPropertiesByName: [String: any SchemaProperty] {
             Dictionary(uniqueKeysWithValues: storedProperties.map { ($0.name, $0) })
         }
-        /// Each unique attribute or to-one relationship is a constraint of its own, as `.unique` declares it.
+        /// Each property marked `.unique` is a constraint of its own; each array of `#Unique` is one, its
+        /// properties' names in the order written.
         public var uniquenessConstraints: [[String]] {
-            layout.uniqueColumnSlots.map { [$0.name] }
+            layout.uniquenessConstraints.map { $0.slots.map(\.name) }
         }
 
         /// The indexes `#Index` declares, each the names of its properties in order, as in SwiftData.

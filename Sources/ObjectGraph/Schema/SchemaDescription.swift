@@ -19,6 +19,10 @@ struct SchemaDescription {
                 lines.append("  \(slot.name): \(slot.valueType)\(options)")
             }
         }
+        // A `.unique` property shows the option on its own line; the constraints of `#Unique` follow.
+        for constraint in entity.layout.uniquenessConstraints where constraint.slots.count > 1 || !constraint.slots[0].isUnique {
+            lines.append("  #Unique [\(constraint.slots.map(\.name).joined(separator: ", "))]")
+        }
         for index in entity.indices {
             lines.append("  #Index [\(index.joined(separator: ", "))]")
         }

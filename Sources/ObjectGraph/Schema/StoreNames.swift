@@ -31,9 +31,9 @@ enum StoreNames {
             if let fullText = FullTextIndex.of(layout) {
                 claim(fullText.tableName, for: "the full-text index of \(layout.name)", entity: layout.name)
             }
-            for slot in layout.uniqueColumnSlots {
-                claim(EntityLayout.uniqueIndexName(entity: layout.name, slot: slot),
-                      for: "the unique index of \(layout.name).\(slot.name)", entity: layout.name)
+            for constraint in layout.uniquenessConstraints {
+                let list = constraint.slots.map(\.name).joined(separator: ", ")
+                claim(constraint.indexName, for: "the unique index of \(layout.name) on \(list)", entity: layout.name)
             }
             for slot in layout.foreignKeySlots {
                 claim(EntityLayout.foreignKeyIndexName(entity: layout.name, slot: slot),

@@ -639,7 +639,7 @@ final class SQLiteStore: @unchecked Sendable {
                     } else {
                         guard let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) else {
                             throw SwiftDataError(
-                                .storeFailure, "a new \(layout.name) collided with a saved row that no unique attribute names",
+                                .storeFailure, "a new \(layout.name) collided with a saved row that no uniqueness constraint names",
                                 entity: layout.name)
                         }
                         droppedFiles += try externalFileNames(of: layout, keys: [existing], in: db)
@@ -977,7 +977,7 @@ final class SQLiteStore: @unchecked Sendable {
     static func insertSQL(of layout: EntityLayout) -> String {
         let columns = layout.storedColumnSlots.map(\.name.quotedIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: layout.storedColumnSlots.count).joined(separator: ", ")
-        let onCollision = layout.uniqueColumnSlots.isEmpty ? "" : " ON CONFLICT DO NOTHING"
+        let onCollision = layout.uniquenessConstraints.isEmpty ? "" : " ON CONFLICT DO NOTHING"
         return layout.storedColumnSlots.isEmpty
             ? "INSERT INTO \(layout.name.quotedIdentifier) DEFAULT VALUES"
             : "INSERT INTO \(layout.name.quotedIdentifier) (\(columns)) VALUES (\(placeholders))\(onCollision)"
@@ -1130,11 +1130,13 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    /// The saved row an insert collides with on a unique attribute, which the insert then updates.
+    /// The saved row an insert collides with on a uniqueness constraint, which the insert then updates.
     private func existingRow(matchingUniqueValuesOf layout: EntityLayout, values: [DatabaseValue], in db: Database) throws -> Int64? {
-        for (position, slot) in layout.storedColumnSlots.enumerated() where slot.isUnique && !values[position].isNull {
-            let sql = "SELECT \"_pk\" FROM \(layout.name.quotedIdentifier) WHERE \(slot.name.quotedIdentifier) = ? LIMIT 1"
-            if let key = try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: [values[position]]) {
+        for constraint in layout.uniquenessConstraints where constraint.constrains(values) {
+            let conditions = constraint.slots.map { "\($0.name.quotedIdentifier) = ?" }.joined(separator: " AND ")
+            let sql = "SELECT \"_pk\" FROM \(layout.name.quotedIdentifier) WHERE \(conditions) LIMIT 1"
+            let arguments = StatementArguments(constraint.columnPositions.map { values[$0] })
+            if let key = try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) {
                 return key
             }
         }
@@ -1277,13 +1279,15 @@ enum StoreErrorMapper {
     static func map(_ error: any Error, schema: Schema) -> any Error {
         guard let databaseError = error as? DatabaseError else { return error }
         let message = databaseError.message ?? ""
-        let (entity, property) = constrainedColumn(in: message)
+        let (entity, properties) = constrainedColumns(in: message)
+        let property = properties.joined(separator: ", ")
         switch databaseError.extendedResultCode {
         case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+            let broken = properties.count > 1
+                ? "\(mustBeUnique(entity, properties)): another \(entity) already has these values"
+                : "\(mustBeUnique(entity, properties)): another \(entity) already has this \(property)"
             return SwiftDataError(
-                .uniqueConstraintViolation,
-                "\(entity).\(property) must be unique: another \(entity) already has this \(property). "
-                    + "Nothing was saved; change the value or call rollback()",
+                .uniqueConstraintViolation, broken + ". Nothing was saved; change the value or call rollback()",
                 entity: entity, property: property)
         case .SQLITE_CONSTRAINT_NOTNULL:
             return SwiftDataError(
@@ -1294,13 +1298,38 @@ enum StoreErrorMapper {
         }
     }
 
-    /// "UNIQUE constraint failed: Tag.name" names the table and column.
-    private static func constrainedColumn(in message: String) -> (String, String) {
-        guard let colon = message.lastIndex(of: ":") else { return ("?", "?") }
-        let qualified = message[message.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        let first = qualified.split(separator: ",").first.map(String.init) ?? qualified
-        let parts = first.split(separator: ".", maxSplits: 1).map(String.init)
-        return parts.count == 2 ? (parts[0], parts[1]) : ("?", first)
+    /// A unique index made over saved rows that already share values: a migration that adds `.unique`
+    /// or `#Unique`. Any other error is returned as it is.
+    static func mapRowsBreakingNewUniqueness(_ error: any Error) -> any Error {
+        guard let databaseError = error as? DatabaseError,
+              databaseError.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { return error }
+        let (entity, properties) = constrainedColumns(in: databaseError.message ?? "")
+        return SwiftDataError(
+            .uniqueConstraintViolation,
+            "\(mustBeUnique(entity, properties, now: true)), but saved rows share values: make them differ, or "
+                + "merge them, in the willMigrate of a custom migration stage",
+            entity: entity, property: properties.joined(separator: ", "))
+    }
+
+    /// "Tag.name must be unique", or "Trip's name and startDate must be unique together".
+    private static func mustBeUnique(_ entity: String, _ properties: [String], now: Bool = false) -> String {
+        let must = now ? "must now be unique" : "must be unique"
+        guard properties.count > 1, let last = properties.last else {
+            return "\(entity).\(properties.first ?? "?") \(must)"
+        }
+        return "\(entity)'s \(properties.dropLast().joined(separator: ", ")) and \(last) \(must) together"
+    }
+
+    /// "UNIQUE constraint failed: Tag.name" names the table and column; a constraint on several
+    /// columns lists them all, "Trip.name, Trip.startDate".
+    private static func constrainedColumns(in message: String) -> (String, [String]) {
+        guard let colon = message.lastIndex(of: ":") else { return ("?", ["?"]) }
+        let qualified = message[message.index(after: colon)...].split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(String.init) }
+        guard let first = qualified.first, first.count == 2 else {
+            return ("?", [qualified.first?.joined(separator: ".") ?? "?"])
+        }
+        return (first[0], qualified.map { $0.last ?? "?" })
     }
 }
 

@@ -55,10 +55,7 @@ struct StoreSchemaWriter {
         } else {
             try db.execute(sql: Self.createTableSQL(of: layout))
         }
-        for slot in layout.uniqueColumnSlots {
-            let index = EntityLayout.uniqueIndexName(entity: layout.name, slot: slot).quotedIdentifier
-            try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(table)(\(slot.name.quotedIdentifier))")
-        }
+        try createUniqueIndexes(of: layout, in: db)
         // Foreign keys are indexed: loading a to-many side and applying delete rules search by them.
         for slot in layout.foreignKeySlots {
             let index = EntityLayout.foreignKeyIndexName(entity: layout.name, slot: slot).quotedIdentifier
@@ -68,6 +65,23 @@ struct StoreSchemaWriter {
         for slot in layout.toManySlots {
             guard let joinTable = layout.mapping(for: slot).writtenJoinTable else { continue }
             try Self.createJoinTable(joinTable.name, in: db)
+        }
+    }
+
+    /// One unique index per uniqueness constraint. A unique index ObjectGraph made for a constraint no
+    /// longer declared is dropped first, or it would go on refusing what the schema now allows; its
+    /// name ends in `_unique`, which tells it from a unique index made by other means. Adding a
+    /// constraint to a store whose rows break it fails here, inside the migration's transaction.
+    private func createUniqueIndexes(of layout: EntityLayout, in db: Database) throws {
+        let table = layout.name.quotedIdentifier
+        let declared = Set(layout.uniquenessConstraints.map(\.indexName))
+        for index in try db.indexes(on: layout.name)
+        where index.origin == .createIndex && index.isUnique && index.name.hasSuffix("_unique") && !declared.contains(index.name) {
+            try db.execute(sql: "DROP INDEX IF EXISTS \(index.name.quotedIdentifier)")
+        }
+        for constraint in layout.uniquenessConstraints {
+            let columns = constraint.slots.map(\.name.quotedIdentifier).joined(separator: ", ")
+            try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(constraint.indexName.quotedIdentifier) ON \(table)(\(columns))")
         }
     }
 

@@ -220,3 +220,54 @@ enum RenamedNoteSchema: VersionedSchema {
 extension RenamedNoteSchema.Jotting: OriginallyNamedModel {
     static var originalEntityName: String { "Memo" }
 }
+
+// A trip log that gains `#Unique` on a pair of properties, and then loses it.
+
+enum VisitsV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Visit.self] }
+
+    @Model final class Visit {
+        var city: String
+        var day: Int
+        var note: String = ""
+        init(city: String, day: Int, note: String = "") {
+            self.city = city
+            self.day = day
+            self.note = note
+        }
+    }
+}
+
+enum VisitsV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Visit.self] }
+
+    @Model final class Visit {
+        #Unique<Visit>([\.city, \.day])
+        var city: String
+        var day: Int
+        var note: String = ""
+        init(city: String, day: Int, note: String = "") {
+            self.city = city
+            self.day = day
+            self.note = note
+        }
+    }
+}
+
+enum VisitsV3: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(3, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Visit.self] }
+
+    @Model final class Visit {
+        var city: String
+        var day: Int
+        var note: String = ""
+        init(city: String, day: Int, note: String = "") {
+            self.city = city
+            self.day = day
+            self.note = note
+        }
+    }
+}

@@ -222,3 +222,58 @@ final class EntityRenameTests: StoreTestCase {
         XCTAssertEqual(Schema(versionedSchema: RenamedNoteSchema.self).entitiesByName["Jotting"]?.originalName, "Memo")
     }
 }
+
+/// `#Unique` added to and dropped from a store's entity without a migration plan, as `.unique` is.
+final class CompoundUniqueMigrationTests: StoreTestCase {
+    private func container<V: VersionedSchema>(_ version: V.Type) throws -> ModelContainer {
+        try ModelContainer(for: Schema(versionedSchema: version), configurations: ModelConfiguration(url: storeURL))
+    }
+
+    private func uniqueIndexes() throws -> [String] {
+        try rawRows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE 'CREATE UNIQUE%' ORDER BY name")
+            .map { $0["name"] as String }
+    }
+
+    func testAddingAConstraintOverDistinctRowsMakesItsIndexAndUpserts() throws {
+        let old = ModelContext(try container(VisitsV1.self))
+        old.insert(VisitsV1.Visit(city: "Oslo", day: 1))
+        old.insert(VisitsV1.Visit(city: "Oslo", day: 2))
+        try old.save()
+
+        let context = ModelContext(try container(VisitsV2.self))
+        XCTAssertEqual(try uniqueIndexes(), ["Visit_city_day_unique"])
+        context.insert(VisitsV2.Visit(city: "Oslo", day: 2, note: "again"))
+        try context.save()
+        XCTAssertEqual(try rawRows("SELECT note FROM Visit ORDER BY day").map { $0["note"] as String }, ["", "again"])
+    }
+
+    func testAddingAConstraintOverCollidingRowsFailsClearlyAndChangesNothing() throws {
+        let old = ModelContext(try container(VisitsV1.self))
+        old.insert(VisitsV1.Visit(city: "Oslo", day: 1))
+        old.insert(VisitsV1.Visit(city: "Oslo", day: 1))
+        try old.save()
+        let before = try Data(contentsOf: storeURL)
+
+        XCTAssertThrowsError(try container(VisitsV2.self)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .migrationFailure)
+            XCTAssertTrue("\(error)".contains("Visit's city and day must now be unique together, but saved rows share values"), "\(error)")
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "city, day")
+            XCTAssertTrue("\(error)".contains("left as it was"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: storeURL), before)
+        XCTAssertEqual(try ModelContext(try container(VisitsV1.self)).fetchCount(FetchDescriptor<VisitsV1.Visit>()), 2)
+    }
+
+    func testDroppingTheConstraintDropsItsIndex() throws {
+        let new = ModelContext(try container(VisitsV2.self))
+        new.insert(VisitsV2.Visit(city: "Oslo", day: 1))
+        try new.save()
+        XCTAssertEqual(try uniqueIndexes(), ["Visit_city_day_unique"])
+
+        let context = ModelContext(try container(VisitsV3.self))
+        XCTAssertEqual(try uniqueIndexes(), [])
+        context.insert(VisitsV3.Visit(city: "Oslo", day: 1))
+        try context.save()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<VisitsV3.Visit>()), 2, "the same pair is now a second visit")
+    }
+}
