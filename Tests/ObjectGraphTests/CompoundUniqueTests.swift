@@ -183,6 +183,21 @@ final class CompoundUniqueTests: StoreTestCase {
         XCTAssertEqual(rows, ["bottom A glue", "top A nails"])
     }
 
+    /// Bins inserted before their new rack is: each row goes in before the rack has a key, so only the
+    /// context can see that the two are one bin (by the rack they refer to, not yet by its key).
+    func testBinsOfANewRackInsertedBeforeItMeetInTheContext() throws {
+        let context = ModelContext(try makeContainer(Bin.self, Rack.self))
+        let rack = Rack(name: "new")
+        let first = Bin(label: "A", rack: rack, contents: "screws")
+        let second = Bin(label: "A", rack: rack, contents: "nails")
+        context.insert(first)
+        context.insert(second)
+        try context.save()
+        XCTAssertEqual(first.persistentModelID, second.persistentModelID)
+        XCTAssertEqual(try rawRows("SELECT contents FROM Bin").map { $0["contents"] as String }, ["nails"])
+        XCTAssertEqual(rack.bins.map(\.contents), ["nails"])
+    }
+
     func testAnInsertMatchingEitherConstraintTakesOverThatRow() throws {
         let container = try makeContainer(Bin.self, Rack.self)
         let context = ModelContext(container)

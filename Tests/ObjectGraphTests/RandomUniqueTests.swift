@@ -16,6 +16,9 @@ import XCTest
 /// the same row until it is deleted, whatever its name; an inserted label that became another's row
 /// stands for that row, and goes on being edited) and the store read by another container are
 /// compared with the plain model. `RANDOM_UNIQUE_SEED` and `RANDOM_UNIQUE_STEPS` run other sequences.
+///
+/// The same run goes through `PairedLabel`, whose name is two properties unique together (`#Unique`):
+/// names that share one half must not collide, and those that share both must.
 final class RandomUniqueTests: StoreTestCase {
     /// A row of the plain model's store.
     struct Row: Equatable, CustomStringConvertible {
@@ -24,20 +27,18 @@ final class RandomUniqueTests: StoreTestCase {
         var description: String { "\(name)=\(uses)" }
     }
 
-    private static let names = ["go", "rust", "swift", "zig", "c", "lua"]
-
-    private func run(seed: UInt64, steps: Int) throws {
+    private func run<Model: RandomlyNamedLabel>(_: Model.Type, names: [String], seed: UInt64, steps: Int) throws {
         var random = SeededGenerator(seed: seed)
         let url = folder.appendingPathComponent("unique-\(seed).store")
-        let container = try ModelContainer(for: Label.self, configurations: ModelConfiguration(url: url))
-        let otherProcess = try ModelContainer(for: Label.self, configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(for: Model.self, configurations: ModelConfiguration(url: url))
+        let otherProcess = try ModelContainer(for: Model.self, configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         // The store, by the plain model's own row numbers; and which row each label the context holds stands for.
         var rows: [Int: Row] = [:]
         var nextRow = 0
-        var saved: [(label: Label, row: Int)] = []
+        var saved: [(label: Model, row: Int)] = []
         var deleted: Set<Int> = []
-        var inserted: [Label] = []
+        var inserted: [Model] = []
         var log: [String] = []
 
         func fail(_ message: String) throws -> Never {
@@ -47,11 +48,11 @@ final class RandomUniqueTests: StoreTestCase {
 
         /// After a save or a rollback: the context's labels are the store's rows, each the same object
         /// and identifier as before, and another container reads the same rows.
-        func resynchronize(_ moment: String, standingFor expected: [(label: Label, row: Int)]) throws {
-            let fetched = try context.fetch(FetchDescriptor<Label>())
+        func resynchronize(_ moment: String, standingFor expected: [(label: Model, row: Int)]) throws {
+            let fetched = try context.fetch(FetchDescriptor<Model>())
             let shown = fetched.map { Row(name: $0.name, uses: $0.uses) }
             if describe(shown) != describe(rows.values) { try fail("\(moment), the context shows \(describe(shown)) vs \(describe(rows.values))") }
-            let stored = try ModelContext(otherProcess).fetch(FetchDescriptor<Label>()).map { Row(name: $0.name, uses: $0.uses) }
+            let stored = try ModelContext(otherProcess).fetch(FetchDescriptor<Model>()).map { Row(name: $0.name, uses: $0.uses) }
             if describe(stored) != describe(rows.values) { try fail("\(moment), another container reads \(describe(stored)) vs \(describe(rows.values))") }
             let rowNamed = Dictionary(uniqueKeysWithValues: rows.map { ($0.value.name, $0.key) })
             var identifiers: [Int: PersistentIdentifier] = [:]
@@ -72,7 +73,7 @@ final class RandomUniqueTests: StoreTestCase {
 
         /// What a save should do: throw when a name would be held twice once every edit is made; else
         /// the store it leaves, and the row each of the context's labels then stands for.
-        func plannedSave() -> (collides: Bool, final: [Int: Row], standing: [(label: Label, row: Int)]) {
+        func plannedSave() -> (collides: Bool, final: [Int: Row], standing: [(label: Model, row: Int)]) {
             var final = rows
             for row in deleted { final[row] = nil }
             for (label, row) in saved where !deleted.contains(row) { final[row] = Row(name: label.name, uses: label.uses) }
@@ -93,13 +94,13 @@ final class RandomUniqueTests: StoreTestCase {
             let live = saved.filter { !deleted.contains($0.row) }.map(\.label) + inserted
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<20:
-                guard let name = random.pick(Self.names) else { continue }
-                let label = Label(name: name, uses: step)
+                guard let name = random.pick(names) else { continue }
+                let label = Model(name: name, uses: step)
                 context.insert(label)
                 inserted.append(label)
                 log.append("insert \(name)=\(step)")
             case 20..<38:
-                guard let index = random.pick(Array(live.indices)), let name = random.pick(Self.names) else { continue }
+                guard let index = random.pick(Array(live.indices)), let name = random.pick(names) else { continue }
                 log.append("rename \(live[index].name) to \(name)")
                 live[index].name = name
             case 38..<46:
@@ -124,10 +125,10 @@ final class RandomUniqueTests: StoreTestCase {
                 log.append("delete \(label.name)")
             case 62..<67:
                 // Another process adds a label of a name the store does not hold yet.
-                let free = Set(Self.names).subtracting(rows.values.map(\.name))
+                let free = Set(names).subtracting(rows.values.map(\.name))
                 guard let name = random.pick(free) else { continue }
                 let other = ModelContext(otherProcess)
-                other.insert(Label(name: name, uses: 1_000 + step))
+                other.insert(Model(name: name, uses: 1_000 + step))
                 try other.save()
                 rows[nextRow] = Row(name: name, uses: 1_000 + step)
                 nextRow += 1
@@ -177,6 +178,53 @@ final class RandomUniqueTests: StoreTestCase {
     }
 
     func testLabelsOfCollidingNamesMatchThePlainModel() throws {
-        try forEachRandomRun(environmentPrefix: "RANDOM_UNIQUE", seeds: [20_261_127, 5, 41], steps: 500) { try run(seed: $0, steps: $1) }
+        try forEachRandomRun(environmentPrefix: "RANDOM_UNIQUE", seeds: [20_261_127, 5, 41], steps: 500) {
+            try run(Label.self, names: ["go", "rust", "swift", "zig", "c", "lua"], seed: $0, steps: $1)
+        }
+    }
+
+    func testPairedLabelsMatchThePlainModel() throws {
+        try forEachRandomRun(environmentPrefix: "RANDOM_UNIQUE", seeds: [20_261_128, 6, 42], steps: 500) {
+            try run(PairedLabel.self, names: ["go/a", "go/b", "rust/a", "rust/b", "zig/a", "a/go"], seed: $0, steps: $1)
+        }
+    }
+}
+
+/// What the random run needs of a label: a name that is unique, and a count that is not.
+protocol RandomlyNamedLabel: PersistentModel {
+    var name: String { get set }
+    var uses: Int { get set }
+    init(name: String, uses: Int)
+}
+
+extension Label: RandomlyNamedLabel {}
+
+/// A label whose name is kept as two properties unique together: "go/a" is `head` "go", `tail` "a".
+@Model final class PairedLabel: RandomlyNamedLabel {
+    #Unique<PairedLabel>([\.head, \.tail])
+    var head: String
+    var tail: String
+    var uses: Int = 0
+
+    init(name: String, uses: Int) {
+        let halves = Self.halves(of: name)
+        head = halves.head
+        tail = halves.tail
+        self.uses = uses
+    }
+
+    /// A renaming edits both halves, though often only one of them changes.
+    var name: String {
+        get { head + "/" + tail }
+        set {
+            let halves = Self.halves(of: newValue)
+            head = halves.head
+            tail = halves.tail
+        }
+    }
+
+    private static func halves(of name: String) -> (head: String, tail: String) {
+        let parts = name.split(separator: "/", maxSplits: 1)
+        return (parts.first.map(String.init) ?? "", parts.count > 1 ? String(parts[1]) : "")
     }
 }

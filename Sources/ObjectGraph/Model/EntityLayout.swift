@@ -320,7 +320,7 @@ final class EntityLayout: @unchecked Sendable {
             errors.append(SwiftDataError(
                 .unsupportedKeyPath,
                 "the \(declaration) of \(entityName) names \(keyPath), which is not a persisted property of \(entityName): "
-                    + "only stored attributes and to-one relationships have a column to index "
+                    + "only stored attributes and to-one relationships have a column "
                     + "(a @Transient or computed property has none)",
                 entity: entityName))
             return nil
