@@ -58,7 +58,7 @@ struct StoredSchema: Codable, Equatable {
         version = schema.version.description
         entities = schema.entities.map { entity in
             let declared = entity.layout.uniquenessConstraints
-                .filter { $0.slots.count > 1 || !$0.slots[0].isUnique }
+                .filter { !$0.isUniquePropertyMark }
                 .map { $0.slots.map(\.name) }
             return Entity(
                 name: entity.name, properties: entity.layout.slots.map { Self.property(of: $0, in: entity.layout) },

@@ -551,6 +551,10 @@ struct UniquenessConstraint {
     let columnPositions: [Int]
     let indexName: String
 
+    /// A `.unique` property's own constraint (or a `#Unique` array that repeats it): the stored schema
+    /// and the schema's description show it as the property's option, not as a `#Unique`.
+    var isUniquePropertyMark: Bool { slots.count == 1 && slots[0].isUnique }
+
     /// Whether two rows can collide: SQLite's unique index never compares a NULL as equal, so a
     /// row with nil in any of the constraint's columns is free of it.
     func constrains(_ row: [DatabaseValue]) -> Bool {

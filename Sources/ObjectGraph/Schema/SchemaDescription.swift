@@ -20,7 +20,7 @@ struct SchemaDescription {
             }
         }
         // A `.unique` property shows the option on its own line; the constraints of `#Unique` follow.
-        for constraint in entity.layout.uniquenessConstraints where constraint.slots.count > 1 || !constraint.slots[0].isUnique {
+        for constraint in entity.layout.uniquenessConstraints where !constraint.isUniquePropertyMark {
             lines.append("  #Unique [\(constraint.slots.map(\.name).joined(separator: ", "))]")
         }
         for index in entity.indices {
