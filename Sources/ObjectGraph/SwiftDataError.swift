@@ -34,6 +34,8 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, Localiz
         public static let backwardMigration = Code(rawValue: "backwardMigration")
         public static let unknownSchema = Code(rawValue: "unknownSchema")
         public static let migrationFailure = Code(rawValue: "migrationFailure")
+        /// `fetchHistory(_:)` or `deleteHistory(_:)` asked for a kind of transaction the store does not record.
+        public static let invalidTransactionFetchRequest = Code(rawValue: "invalidTransactionFetchRequest")
         /// A backup of the store could not be written.
         public static let backupFailure = Code(rawValue: "backupFailure")
     }

@@ -8,7 +8,7 @@ import XCTest
 class Trip {
     #Unique<Trip>([\.name, \.startDate, \.endDate])
     #Index<Trip>([\.name], [\.startDate], [\.endDate], [\.name, \.startDate, \.endDate])
-    @Attribute(.unique) var name: String
+    @Attribute(.unique, .preserveValueOnDeletion) var name: String
     var destination: String
     var startDate: Date
     var endDate: Date
@@ -103,6 +103,43 @@ final class SwiftDataSourceCompatibilityTests: XCTestCase {
         context.processPendingChanges()
         try context.save()
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>()), 0)
+    }
+
+    /// History as iOS 18 code reads it: transactions after a kept token, changes matched by model type.
+    func testHistoryCodeCompilesAndRuns() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.author = "app"
+        let trip = Trip(name: "Autumn", destination: "Porto", startDate: .now, endDate: .now.addingTimeInterval(86_400))
+        context.insert(trip)
+        try context.save()
+        let firstToken = try XCTUnwrap(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token)
+
+        trip.destination = "Braga"
+        try context.save()
+        context.delete(trip)
+        try context.save()
+
+        var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+        descriptor.predicate = #Predicate { transaction in
+            transaction.token > firstToken && transaction.author == "app"
+        }
+        var seen: [String] = []
+        for transaction in try context.fetchHistory(descriptor) {
+            for change in transaction.changes {
+                switch change {
+                case .insert(let insert as DefaultHistoryInsert<Trip>):
+                    seen.append("inserted \(insert.changedPersistentIdentifier.entityName)")
+                case .update(let update as DefaultHistoryUpdate<Trip>):
+                    seen.append("updated \(update.updatedAttributes.contains { $0 == \Trip.destination } ? "destination" : "?")")
+                case .delete(let delete as DefaultHistoryDelete<Trip>):
+                    seen.append("deleted \(delete.tombstone[\.name] as? String ?? "?")")
+                default:
+                    break
+                }
+            }
+        }
+        XCTAssertEqual(seen, ["updated destination", "deleted Autumn"])
     }
 
     func testVersionedSchemaAndMigrationPlanTypesCompile() throws {

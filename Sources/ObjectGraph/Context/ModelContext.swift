@@ -45,6 +45,9 @@ public final class ModelContext: Equatable {
     var mayHoldRelatedModels = false
 
     public var autosaveEnabled: Bool
+    /// Who saves through this context, recorded with each transaction of the store's history
+    /// (`fetchHistory(_:)`), for a reader to tell its own saves from others'.
+    public var author: String?
     private var autosaveScheduled = false
     private let isMainContext: Bool
 
@@ -215,6 +218,7 @@ public final class ModelContext: Equatable {
         try validateRelationships()
 
         var request = SaveRequest()
+        request.author = author
         for model in insertionOrderRespectingReferences() {
             let storage = model.storage
             storage.pullInstanceStoredValues()
@@ -233,6 +237,9 @@ public final class ModelContext: Equatable {
                 request.updates.append(.init(storage: storage, row: encoded.values, changedSlots: changedSlots,
                                              pendingReferences: encoded.pendingReferences))
             }
+            // A to-many changed from either side, whichever side's rows hold it.
+            let toManyWritten = storage.dirtyRelationships.filter { storage.layout.slots[$0].isToMany }
+            request.writtenProperties.append(.init(storage: storage, slots: (changedSlots + toManyWritten).sorted()))
             request.joinWrites += joinWrites(of: storage, onlyDirty: true)
         }
         for model in deleted.values {

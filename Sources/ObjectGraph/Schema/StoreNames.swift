@@ -9,7 +9,10 @@
 enum StoreNames {
     /// One error per name that two owners would share.
     static func collisions(in entities: [Schema.Entity]) -> [SwiftDataError] {
-        var owners: [String: String] = [StoreSchemaWriter.metadataTable: "ObjectGraph's metadata table"]
+        var owners: [String: String] = [
+            StoreSchemaWriter.metadataTable.lowercased(): "ObjectGraph's metadata table",
+            HistoryLog.table.lowercased(): "ObjectGraph's history table",
+        ]
         var errors: [SwiftDataError] = []
         func claim(_ name: String, for owner: String, entity: String) {
             // SQLite compares names without regard to ASCII case.

@@ -565,6 +565,7 @@ final class SQLiteStore: @unchecked Sendable {
                 }
                 /// Rows whose full-text entries are out until the end (updated text, new rows, taken over).
                 var outOfFullTextIndex = PendingFullTextEntries()
+                var history = HistoryLog.Recorder()
 
                 for batch in request.batchDeletes {
                     let keys = try Int64.fetchAll(
@@ -574,7 +575,10 @@ final class SQLiteStore: @unchecked Sendable {
                         .filter { !batch.keptKeys.contains($0) }
                     droppedFiles += try externalFileNames(of: batch.layout, keys: keys, in: db)
                     try fullTextIndexes[batch.layout.name]?.remove(keys: keys, in: db)
-                    for key in keys { try deleteRow(of: batch.layout, key: key, in: db) }
+                    let tombstones = try history.tombstones(of: batch.layout, keys: keys, externalStorage: externalStorage, in: db)
+                    for key in keys {
+                        if try deleteRow(of: batch.layout, key: key, in: db) { history.deleted(key, of: batch.layout, tombstones: tombstones) }
+                    }
                     result.batchDeletedKeys[batch.layout.name, default: []].formUnion(keys)
                 }
                 /// The keys of saved rows, by entity: a full-text statement takes all of an entity's at once.
@@ -588,13 +592,17 @@ final class SQLiteStore: @unchecked Sendable {
                 // Full-text entries leave while their rows still hold the text, and the files go that
                 // the rows name now: the model may have been read without its file (`propertiesToFetch`),
                 // or before another context replaced it.
+                var tombstones: [String: [Int64: [HistoryLog.PreservedValue]]] = [:]
                 for (entity, keys) in keysByEntity(request.deletes) {
                     try fullTextIndexes[entity]?.remove(keys: keys, in: db)
-                    droppedFiles += try externalFileNames(of: try layout(named: entity), keys: keys, in: db)
+                    let layout = try layout(named: entity)
+                    droppedFiles += try externalFileNames(of: layout, keys: keys, in: db)
+                    tombstones[entity] = try history.tombstones(of: layout, keys: keys, externalStorage: externalStorage, in: db)
                 }
                 for storage in request.deletes {
-                    guard let key = storage.primaryKey else { continue }
-                    try deleteRow(of: storage.layout, key: key, in: db, expectedVersion: storage.version)
+                    guard let key = storage.primaryKey,
+                          try deleteRow(of: storage.layout, key: key, in: db, expectedVersion: storage.version) else { continue }
+                    history.deleted(key, of: storage.layout, tombstones: tombstones[storage.layout.name] ?? [:])
                 }
                 for (entity, keys) in keysByEntity(request.updates.filter(rewritesFullTextEntry).map(\.storage)) {
                     try fullTextIndexes[entity]?.remove(keys: keys, in: db)
@@ -717,6 +725,19 @@ final class SQLiteStore: @unchecked Sendable {
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
+                for written in request.writtenProperties {
+                    if let key = written.storage.primaryKey { history.updated(key, of: written.storage.layout, slots: written.slots) }
+                }
+                for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
+                    let layout = insert.storage.layout
+                    switch outcome {
+                    case .inserted(let key): history.inserted(key, of: layout)
+                    case .tookOverRow(let key):
+                        // The insert wrote every column of the row it took over, and its relationships.
+                        history.updated(key, of: layout, slots: layout.slots.filter { $0.isColumn || $0.isToMany }.map(\.index))
+                    }
+                }
+                try history.write(author: request.author, in: db)
                 // New rows count after the save (at most `ChangedRows.limit` of them, or none are kept).
                 if changedRows.values.contains(where: \.canKeepCounts) {
                     for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
@@ -989,12 +1010,16 @@ final class SQLiteStore: @unchecked Sendable {
     /// With `expectedVersion`, a row another context changed since this one read it is not deleted:
     /// the save fails, as a conflicting edit does, rather than throw that change away. A row already
     /// deleted is no conflict: nothing of anyone's is lost.
-    private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database, expectedVersion: Int64? = nil) throws {
+    /// Deletes a row and its join rows; false when the row was already gone (another context deleted it).
+    @discardableResult
+    private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database, expectedVersion: Int64? = nil) throws -> Bool {
         let rowTable = layout.name.quotedIdentifier
+        let deleted: Bool
         if let expectedVersion {
             try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ? AND \"_version\" = ?")
                 .execute(arguments: [key, expectedVersion])
-            if db.changesCount == 0,
+            deleted = db.changesCount > 0
+            if !deleted,
                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(rowTable) WHERE \"_pk\" = ?"), arguments: [key]) ?? false {
                 throw SwiftDataError(
                     .saveConflict,
@@ -1004,11 +1029,13 @@ final class SQLiteStore: @unchecked Sendable {
             }
         } else {
             try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ?").execute(arguments: [key])
+            deleted = db.changesCount > 0
         }
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")
                 .execute(arguments: [key])
         }
+        return deleted
     }
 
     /// A saved model whose join rows a save writes (from the side that owns the rows), with whether
@@ -1181,6 +1208,8 @@ final class SQLiteStore: @unchecked Sendable {
             for table in joinTableNames {
                 try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
             }
+            // The history names rows that are gone; its numbering goes on (AUTOINCREMENT).
+            try db.execute(sql: "DELETE FROM \(HistoryLog.table.quotedIdentifier)")
             return referenced
         }
         externalFileRetirement?.saveCommitted(dropping: droppedFiles.sorted())

@@ -37,8 +37,19 @@ struct SaveRequest {
         let change: Change
     }
 
+    /// What a saved model's save writes, for the history: its changed columns and relationships,
+    /// including a to-many whose rows are the other side's (a folder whose snippets moved).
+    struct WrittenProperties {
+        let storage: ModelStorage
+        /// Slot indexes, in declaration order.
+        let slots: [Int]
+    }
+
+    /// The saving context's `author`, recorded with the transaction.
+    var author: String?
     var inserts: [Insert] = []
     var updates: [Update] = []
+    var writtenProperties: [WrittenProperties] = []
     var deletes: [ModelStorage] = []
     var batchDeletes: [BatchDelete] = []
     var joinWrites: [JoinWrite] = []

@@ -23,6 +23,7 @@ struct StoreSchemaWriter {
             CREATE TABLE IF NOT EXISTS \(Self.metadataTable.quotedIdentifier) (
                 "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
             """)
+        try HistoryLog.createTable(in: db)
         for entity in schema.entities {
             try createOrUpdateTable(of: entity.layout, in: db)
         }

@@ -1,0 +1,141 @@
+import Foundation
+
+extension ModelContext {
+    /// The transactions of the store's history that match a descriptor, oldest first unless it sorts
+    /// them: each save that wrote is one, listing the models it deleted, updated and inserted.
+    ///
+    /// ```swift
+    /// var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+    /// descriptor.predicate = #Predicate { $0.token > lastToken && $0.author != "server" }
+    /// for transaction in try context.fetchHistory(descriptor) { … }
+    /// ```
+    ///
+    /// Changes to entities the current schema no longer has are left out of their transactions.
+    /// The predicate is tested in memory, on every transaction kept: `deleteHistory(_:)` keeps the
+    /// history short.
+    public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        guard T.self == DefaultHistoryTransaction.self else {
+            throw SwiftDataError(
+                .invalidTransactionFetchRequest,
+                "ObjectGraph's store records DefaultHistoryTransaction; \(T.self) is not one")
+        }
+        let entries = try store.read { db in try HistoryLog.entries(in: db) }
+        var transactions: [T] = []
+        for entry in entries {
+            guard let transaction = try historyTransaction(entry) as? T else { continue }
+            if let predicate = descriptor.predicate, !(try predicate.evaluate(transaction)) { continue }
+            transactions.append(transaction)
+        }
+        if !descriptor.sortBy.isEmpty {
+            // Stable: transactions that tie keep their saved order.
+            transactions = transactions.enumerated().sorted { left, right in
+                for sort in descriptor.sortBy {
+                    switch sort.compare(left.element, right.element) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return left.offset < right.offset
+            }.map(\.element)
+        }
+        if let limit = descriptor.fetchLimit { transactions = Array(transactions.prefix(max(limit, 0))) }
+        return transactions
+    }
+
+    /// Deletes the transactions of the store's history that match a descriptor (its order and limit
+    /// say which, as they would for `fetchHistory(_:)`). The models they name are not touched, and
+    /// later transactions keep their tokens.
+    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        let transactions = try fetchHistory(descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier }
+        try store.requireNoReadTransaction("deleteHistory(_:)")
+        try store.writer.write { db in try HistoryLog.delete(transactions: transactions, in: db) }
+    }
+
+    private func historyTransaction(_ entry: HistoryLog.Entry) throws -> DefaultHistoryTransaction {
+        var changes: [HistoryChange] = []
+        for run in entry.runs {
+            // An entity dropped from the schema since: its models can no longer be named by type.
+            guard let layout = try? store.layout(named: run.entity) else { continue }
+            try Self.appendChanges(of: run, to: &changes, transaction: entry.transaction, layout: layout,
+                                   modelType: layout.modelType, storeIdentifier: store.identifier)
+        }
+        return DefaultHistoryTransaction(
+            author: entry.author, changes: changes, storeIdentifier: store.identifier, timestamp: entry.timestamp,
+            token: DefaultHistoryToken(storeIdentifier: store.identifier, transaction: entry.transaction),
+            transactionIdentifier: entry.transaction, bundleIdentifier: entry.bundle, processIdentifier: entry.process)
+    }
+
+    /// The changes of one run, typed by the run's model (opened from the layout's model type).
+    private static func appendChanges<Model: PersistentModel>(
+        of run: HistoryLog.Run, to changes: inout [HistoryChange], transaction: Int64, layout: EntityLayout,
+        modelType: Model.Type, storeIdentifier: String
+    ) throws {
+        func record(_ offset: Int, _ key: Int64) -> HistoryChangeRecord {
+            HistoryChangeRecord(
+                identifier: PersistentIdentifier(entityName: run.entity, storeIdentifier: storeIdentifier, primaryKey: key),
+                position: HistoryChangeIdentifier(transaction: transaction, position: changes.count))
+        }
+        /// Key paths by property name; a property renamed or dropped since is left out.
+        func keyPaths(_ names: [String]) -> [any PartialKeyPath<Model> & Sendable] {
+            names.compactMap { name in
+                (layout.slots.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>).map(Self.sendable)
+            }
+        }
+        switch run.kind {
+        case .insert:
+            for (offset, key) in run.keys.enumerated() {
+                changes.append(.insert(DefaultHistoryInsert<Model>(record: record(offset, key))))
+            }
+        case .update:
+            let updated = keyPaths(run.properties ?? [])
+            for (offset, key) in run.keys.enumerated() {
+                changes.append(.update(DefaultHistoryUpdate<Model>(record: record(offset, key), updatedAttributes: updated)))
+            }
+        case .delete:
+            let names = run.preserved ?? []
+            let slots = names.map { name in layout.slots.first { $0.name == name && $0.codec != nil } }
+            let tombstones = run.tombstones ?? []
+            for (offset, key) in run.keys.enumerated() {
+                var values: [HistoryTombstone<Model>.Element] = []
+                if offset < tombstones.count {
+                    for (slot, stored) in zip(slots, tombstones[offset]) {
+                        guard let slot, let codec = slot.codec, let keyPath = slot.keyPath as? PartialKeyPath<Model> else { continue }
+                        let value: Any
+                        do {
+                            value = try codec.decode(stored.databaseValue)
+                        } catch {
+                            throw SwiftDataError(
+                                .unreadableValue, "the history keeps a value of \(run.entity).\(slot.name) that cannot be read: \(error)",
+                                entity: run.entity, property: slot.name)
+                        }
+                        // A nil stays out: the subscript's nil says so.
+                        if let optional = value as? any _OptionalValue, optional.wrappedAny == nil { continue }
+                        values.append((Self.sendable(keyPath), Self.sendable(value)))
+                    }
+                }
+                changes.append(.delete(DefaultHistoryDelete<Model>(
+                    record: record(offset, key), tombstone: HistoryTombstone(values: values))))
+            }
+        }
+    }
+
+    /// An attribute's value as `any Sendable`. Every attribute type ObjectGraph stores is a value
+    /// type of Sendable parts (numbers, strings, dates, data, Codable structs and enums), and
+    /// `Sendable` is a marker with no runtime form, so `Any` and `any Sendable` share one layout;
+    /// Swift cannot check the conformance at run time, so no cast can say it.
+    private static func sendable(_ value: Any) -> any Sendable {
+        // Read through a rebound pointer: `unsafeBitCast` to an existential of a marker protocol
+        // trapped in Swift 6 mode as a cast "between types of different sizes".
+        withUnsafePointer(to: value) { $0.withMemoryRebound(to: (any Sendable).self, capacity: 1) { $0.pointee } }
+    }
+
+    /// A property's key path as `Sendable`, as SwiftData's history hands them out. The key paths a
+    /// schema lists are literals of stored properties, capturing no values: immutable, safe to share,
+    /// but typed without the conformance (a reference either way, so the layout is one).
+    private static func sendable<Model>(_ keyPath: PartialKeyPath<Model>) -> any PartialKeyPath<Model> & Sendable {
+        withUnsafePointer(to: keyPath) {
+            $0.withMemoryRebound(to: (any PartialKeyPath<Model> & Sendable).self, capacity: 1) { $0.pointee }
+        }
+    }
+}

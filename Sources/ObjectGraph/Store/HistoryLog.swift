@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+
+/// The store's history: one row per save that wrote, in the same transaction as what it wrote, so
+/// that the history never lists a change that was rolled back or misses one that committed.
+///
+/// A transaction's changes are kept as runs (consecutive changes of one kind to one entity, and for
+/// updates one set of properties), each a list of row keys: a save of 100,000 new snippets is one
+/// run and one row, not 100,000 rows, so that recording costs the insert benchmark little.
+enum HistoryLog {
+    static let table = "_objectgraph_history"
+
+    /// `AUTOINCREMENT`: a transaction's number is never given again, even once `deleteHistory`
+    /// removed it, so a token kept by a reader never comes to mean a later transaction.
+    static func createTable(in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(table.quotedIdentifier) (
+                "transaction" INTEGER PRIMARY KEY AUTOINCREMENT,
+                "timestamp" REAL NOT NULL,
+                "author" TEXT,
+                "bundle" TEXT NOT NULL,
+                "process" TEXT NOT NULL,
+                "changes" TEXT NOT NULL)
+            """)
+    }
+
+    enum Kind: String, Codable {
+        case insert, update, delete
+    }
+
+    /// Consecutive changes of one kind to rows of one entity.
+    struct Run: Codable, Equatable {
+        var entity: String
+        var kind: Kind
+        /// For updates: the properties written, by name.
+        var properties: [String]?
+        var keys: [Int64]
+        /// For deletes of an entity with `.preserveValueOnDeletion` attributes: their names, and
+        /// each deleted row's values of them, in `keys`' order.
+        var preserved: [String]?
+        var tombstones: [[PreservedValue]]?
+    }
+
+    /// A column value as the history keeps it (the column's own form, decoded when read).
+    enum PreservedValue: Codable, Equatable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case blob(Data)
+
+        init(_ value: DatabaseValue) {
+            switch value.storage {
+            case .null: self = .null
+            case .int64(let number): self = .integer(number)
+            case .double(let number): self = .real(number)
+            case .string(let text): self = .text(text)
+            case .blob(let data): self = .blob(data)
+            }
+        }
+
+        var databaseValue: DatabaseValue {
+            switch self {
+            case .null: .null
+            case .integer(let number): number.databaseValue
+            case .real(let number): number.databaseValue
+            case .text(let text): text.databaseValue
+            case .blob(let data): data.databaseValue
+            }
+        }
+    }
+
+    /// What one save changed, gathered while it writes.
+    struct Recorder {
+        private(set) var runs: [Run] = []
+
+        private mutating func append(_ key: Int64, kind: Kind, entity: String, properties: [String]? = nil,
+                                     tombstone: [PreservedValue]? = nil, preserved: [String]? = nil) {
+            if let last = runs.indices.last, runs[last].entity == entity, runs[last].kind == kind,
+               runs[last].properties == properties, runs[last].preserved == preserved {
+                // In place: a copy of the run would copy its keys at every append.
+                runs[last].keys.append(key)
+                if let tombstone { runs[last].tombstones?.append(tombstone) }
+                return
+            }
+            runs.append(Run(entity: entity, kind: kind, properties: properties, keys: [key], preserved: preserved,
+                            tombstones: tombstone.map { [$0] }))
+        }
+
+        mutating func inserted(_ key: Int64, of layout: EntityLayout) {
+            append(key, kind: .insert, entity: layout.name)
+        }
+
+        /// `slots` in declaration order; an update that wrote nothing is not one.
+        mutating func updated(_ key: Int64, of layout: EntityLayout, slots: [Int]) {
+            guard !slots.isEmpty else { return }
+            append(key, kind: .update, entity: layout.name, properties: slots.map { layout.slots[$0].name })
+        }
+
+        /// Notes rows about to be deleted, with the values of their preserved attributes, read now,
+        /// while the rows (and any external file they name) are still there. Call before the delete;
+        /// `deleted(_:of:)` then records each row the delete removed.
+        func tombstones(of layout: EntityLayout, keys: [Int64], externalStorage: ExternalStorage?,
+                        in db: Database) throws -> [Int64: [PreservedValue]] {
+            let slots = Self.preservedSlots(of: layout)
+            guard !slots.isEmpty, !keys.isEmpty else { return [:] }
+            let columns = slots.map { "\(RowQuery.alias.quotedIdentifier).\($0.name.quotedIdentifier)" }.joined(separator: ", ")
+            let condition = RowQuery.keyIsAmong(keys)
+            let sql = "SELECT \(RowQuery.alias.quotedIdentifier).\"_pk\", \(columns) FROM \(layout.name.quotedIdentifier) "
+                + "AS \(RowQuery.alias.quotedIdentifier) WHERE \(condition.sql)"
+            var values: [Int64: [PreservedValue]] = [:]
+            for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(columnValues: condition.arguments)) {
+                let key: Int64 = row[0]
+                values[key] = try slots.enumerated().map { position, slot in
+                    var value: DatabaseValue = row[position + 1]
+                    // The file goes once the delete commits: the history keeps the value itself.
+                    if slot.isExternalStorage, let name = ExternalStorage.referencedFileName(in: value), let externalStorage {
+                        value = try externalStorage.read(name).databaseValue
+                    }
+                    return PreservedValue(value)
+                }
+            }
+            return values
+        }
+
+        mutating func deleted(_ key: Int64, of layout: EntityLayout, tombstones: [Int64: [PreservedValue]]) {
+            let slots = Self.preservedSlots(of: layout)
+            guard !slots.isEmpty else {
+                append(key, kind: .delete, entity: layout.name)
+                return
+            }
+            append(key, kind: .delete, entity: layout.name,
+                   tombstone: tombstones[key] ?? slots.map { _ in .null }, preserved: slots.map(\.name))
+        }
+
+        static func preservedSlots(of layout: EntityLayout) -> [PropertySlot] {
+            layout.columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
+        }
+
+        /// Adds the transaction's row, unless the save changed nothing.
+        func write(author: String?, in db: Database) throws {
+            guard !runs.isEmpty else { return }
+            let changes = String(decoding: try JSONEncoder().encode(runs), as: UTF8.self)
+            try db.execute(
+                sql: "INSERT INTO \(HistoryLog.table.quotedIdentifier) (\"timestamp\", \"author\", \"bundle\", \"process\", \"changes\") "
+                    + "VALUES (?, ?, ?, ?, ?)",
+                arguments: [Date().timeIntervalSince1970, author, HistoryLog.bundleIdentifier, HistoryLog.processIdentifier, changes])
+        }
+    }
+
+    static let bundleIdentifier = Bundle.main.bundleIdentifier ?? ""
+    static let processIdentifier = String(ProcessInfo.processInfo.processIdentifier)
+
+    /// One transaction as stored.
+    struct Entry {
+        let transaction: Int64
+        let timestamp: Date
+        let author: String?
+        let bundle: String
+        let process: String
+        let runs: [Run]
+    }
+
+    /// Every recorded transaction, oldest first. A store made before ObjectGraph kept history has none.
+    static func entries(in db: Database) throws -> [Entry] {
+        guard try db.tableExists(table) else { return [] }
+        let decoder = JSONDecoder()
+        return try Row.fetchAll(db, sql: """
+            SELECT "transaction", "timestamp", "author", "bundle", "process", "changes"
+            FROM \(table.quotedIdentifier) ORDER BY "transaction"
+            """).map { row in
+            let transaction: Int64 = row[0]
+            let changes: String = row[5]
+            let runs: [Run]
+            do {
+                runs = try decoder.decode([Run].self, from: Data(changes.utf8))
+            } catch {
+                throw SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(error)")
+            }
+            return Entry(transaction: transaction, timestamp: Date(timeIntervalSince1970: row[1]), author: row[2],
+                         bundle: row[3], process: row[4], runs: runs)
+        }
+    }
+
+    static func delete(transactions: [Int64], in db: Database) throws {
+        guard !transactions.isEmpty, try db.tableExists(table) else { return }
+        try db.execute(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \"transaction\" IN (SELECT value FROM json_each(?))",
+                       arguments: [SQLiteStore.jsonArray(transactions)])
+    }
+}

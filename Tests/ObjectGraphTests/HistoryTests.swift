@@ -1,0 +1,300 @@
+import Foundation
+import ObjectGraph
+import XCTest
+
+@Model
+final class HistoryTrail {
+    @Attribute(.unique, .preserveValueOnDeletion) var name: String
+    @Attribute(.preserveValueOnDeletion) var region: String?
+    var length: Double
+    @Relationship(deleteRule: .cascade, inverse: \HistoryHike.trail) var hikes: [HistoryHike] = []
+
+    init(name: String, region: String? = nil, length: Double) {
+        self.name = name
+        self.region = region
+        self.length = length
+    }
+}
+
+@Model
+final class HistoryHike {
+    var note: String
+    var trail: HistoryTrail?
+    var companions: [HistoryCompanion] = []
+
+    init(note: String, trail: HistoryTrail? = nil) {
+        self.note = note
+        self.trail = trail
+    }
+}
+
+@Model
+final class HistoryCompanion {
+    var name: String
+    @Relationship(inverse: \HistoryHike.companions) var hikes: [HistoryHike] = []
+
+    init(name: String) { self.name = name }
+}
+
+/// SwiftData's history (iOS 18): each save that writes is a transaction listing what it inserted,
+/// updated and deleted, read back with `fetchHistory(_:)` after a token.
+final class HistoryTests: StoreTestCase {
+    private func container() throws -> ModelContainer {
+        try makeContainer(HistoryTrail.self, HistoryHike.self, HistoryCompanion.self)
+    }
+
+    private func history(_ context: ModelContext, after token: DefaultHistoryToken? = nil) throws -> [DefaultHistoryTransaction] {
+        var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+        if let token { descriptor.predicate = #Predicate { $0.token > token } }
+        return try context.fetchHistory(descriptor)
+    }
+
+    /// Each change as text, `insert HistoryTrail p1`, `update HistoryTrail p1 [length]`, in order.
+    private func describe(_ transaction: DefaultHistoryTransaction) -> [String] {
+        transaction.changes.map { change in
+            let id = change.changedPersistentIdentifier
+            let model = "\(id.entityName) \(id.id)"
+            switch change {
+            case .insert: return "insert \(model)"
+            case .update(let update as DefaultHistoryUpdate<HistoryTrail>):
+                return "update \(model) \(update.updatedAttributes.map(Self.name))"
+            case .update(let update as DefaultHistoryUpdate<HistoryHike>):
+                return "update \(model) \(update.updatedAttributes.map(Self.name))"
+            case .update(let update as DefaultHistoryUpdate<HistoryCompanion>):
+                return "update \(model) \(update.updatedAttributes.map(Self.name))"
+            case .update: return "update \(model) of an unexpected type"
+            case .delete: return "delete \(model)"
+            }
+        }
+    }
+
+    private static func name(_ keyPath: AnyKeyPath) -> String {
+        switch keyPath {
+        case \HistoryTrail.name, \HistoryCompanion.name: "name"
+        case \HistoryTrail.region: "region"
+        case \HistoryTrail.length: "length"
+        case \HistoryTrail.hikes, \HistoryCompanion.hikes: "hikes"
+        case \HistoryHike.note: "note"
+        case \HistoryHike.trail: "trail"
+        case \HistoryHike.companions: "companions"
+        default: "\(keyPath)"
+        }
+    }
+
+    private func key(_ model: some PersistentModel) -> String { "\(model.persistentModelID.id)" }
+
+    func testEachSaveIsATransactionOfItsInsertsUpdatesAndDeletes() throws {
+        let context = ModelContext(try container())
+        XCTAssertEqual(try history(context).count, 0, "a new store has no history")
+        let ridge = HistoryTrail(name: "Ridge", region: "North", length: 12)
+        let lake = HistoryTrail(name: "Lake", length: 4)
+        context.insert(ridge)
+        context.insert(lake)
+        let hike = HistoryHike(note: "windy", trail: ridge)
+        context.insert(hike)
+        try context.save()
+
+        var transactions = try history(context)
+        XCTAssertEqual(transactions.count, 1)
+        let first = try XCTUnwrap(transactions.first)
+        XCTAssertEqual(Set(describe(first)), [
+            "insert HistoryTrail \(key(ridge))", "insert HistoryTrail \(key(lake))", "insert HistoryHike \(key(hike))",
+        ])
+        XCTAssertTrue(first.changes.contains {
+            if case .insert(let insert as DefaultHistoryInsert<HistoryHike>) = $0 {
+                return insert.changedPersistentIdentifier == hike.persistentModelID
+            }
+            return false
+        }, "an insert is typed by its model, as SwiftData's are matched in a switch")
+        XCTAssertEqual(first.storeIdentifier, first.token.storeIdentifier)
+        XCTAssertLessThan(abs(first.timestamp.timeIntervalSinceNow), 60)
+
+        lake.length = 4.5
+        try context.save()
+        try context.save() // nothing to write: no transaction
+        context.delete(ridge) // its hike goes with it (cascade)
+        try context.save()
+
+        transactions = try history(context, after: first.token)
+        XCTAssertEqual(transactions.count, 2)
+        XCTAssertEqual(describe(transactions[0]), ["update HistoryTrail \(key(lake)) [\"length\"]"])
+        XCTAssertEqual(Set(describe(transactions[1])), ["delete HistoryTrail \(key(ridge))", "delete HistoryHike \(key(hike))"])
+        XCTAssertLessThan(first.token, transactions[0].token)
+        XCTAssertLessThan(transactions[0].token, transactions[1].token)
+
+        // The deleted trail's preserved values stay in its tombstone; the hike preserves none.
+        for change in transactions[1].changes {
+            switch change {
+            case .delete(let delete as DefaultHistoryDelete<HistoryTrail>):
+                XCTAssertEqual(delete.tombstone[\HistoryTrail.name] as? String, "Ridge")
+                XCTAssertEqual(delete.tombstone[\HistoryTrail.region] as? String, "North")
+                XCTAssertNil(delete.tombstone[\HistoryTrail.length], "not marked .preserveValueOnDeletion")
+                XCTAssertEqual(Array(delete.tombstone).count, 2)
+            case .delete(let delete as DefaultHistoryDelete<HistoryHike>):
+                XCTAssertEqual(Array(delete.tombstone).count, 0)
+            default:
+                XCTFail("unexpected change \(change)")
+            }
+        }
+    }
+
+    func testAuthorsTokensOrderAndLimit() throws {
+        let container = try container()
+        let importer = ModelContext(container), server = ModelContext(container)
+        importer.author = "importer"
+        server.author = "server"
+        importer.insert(HistoryTrail(name: "A", length: 1))
+        try importer.save()
+        server.insert(HistoryTrail(name: "B", length: 2))
+        try server.save()
+        importer.insert(HistoryTrail(name: "C", length: 3))
+        try importer.save()
+        let unnamed = ModelContext(container)
+        unnamed.insert(HistoryTrail(name: "D", length: 4))
+        try unnamed.save()
+
+        let all = try history(server)
+        XCTAssertEqual(all.map(\.author), ["importer", "server", "importer", nil])
+        XCTAssertEqual(all.map(\.token), all.map(\.token).sorted(), "oldest first")
+        let first = all[0].token
+
+        // What a reader that kept the first token and skips its own saves asks for.
+        var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+        descriptor.predicate = #Predicate { $0.token > first && $0.author != "server" }
+        XCTAssertEqual(try server.fetchHistory(descriptor).map(\.transactionIdentifier),
+                       [all[2].transactionIdentifier, all[3].transactionIdentifier])
+
+        descriptor = HistoryDescriptor(sortBy: [SortDescriptor(\.transactionIdentifier, order: .reverse)])
+        descriptor.fetchLimit = 2
+        XCTAssertEqual(try server.fetchHistory(descriptor).map(\.transactionIdentifier),
+                       [all[3].transactionIdentifier, all[2].transactionIdentifier], "newest two")
+
+        // A token kept as JSON (in user defaults, say) compares as before.
+        let kept = try JSONDecoder().decode(DefaultHistoryToken.self, from: JSONEncoder().encode(all[1].token))
+        XCTAssertEqual(kept, all[1].token)
+        XCTAssertEqual(try history(server, after: kept).count, 2)
+    }
+
+    func testDeletedHistoryIsGoneAndLaterTokensStillGrow() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        for name in ["A", "B", "C"] {
+            context.insert(HistoryTrail(name: name, length: 1))
+            try context.save()
+        }
+        let before = try history(context)
+        let second = before[1].token
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= second }))
+        XCTAssertEqual(try history(context).map(\.token), [before[2].token])
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<HistoryTrail>()), 3, "the models stay")
+
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        XCTAssertEqual(try history(context).count, 0)
+        context.insert(HistoryTrail(name: "D", length: 1))
+        try context.save()
+        let after = try history(context)
+        XCTAssertEqual(after.count, 1)
+        XCTAssertGreaterThan(after[0].token, before[2].token, "a deleted transaction's number is never given again")
+
+        container.deleteAllData()
+        XCTAssertEqual(try history(context).count, 0, "deleteAllData takes the history too")
+    }
+
+    func testASaveThatFailsRecordsNothing() throws {
+        let context = ModelContext(try container())
+        let ridge = HistoryTrail(name: "Ridge", length: 1), lake = HistoryTrail(name: "Lake", length: 1)
+        context.insert(ridge)
+        context.insert(lake)
+        try context.save()
+        lake.name = "Ridge"
+        XCTAssertThrowsError(try context.save())
+        XCTAssertEqual(try history(context).count, 1, "the failed save's transaction rolled back with it")
+    }
+
+    func testBatchDeletesAndUpsertsAreRecordedAsWhatTheyDid() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        context.insert(HistoryTrail(name: "Ridge", region: "North", length: 12))
+        context.insert(HistoryTrail(name: "Lake", length: 4))
+        try context.save()
+        let ridgeID = try XCTUnwrap(try context.fetch(FetchDescriptor<HistoryTrail>(predicate: #Predicate { $0.name == "Ridge" })).first)
+            .persistentModelID
+        let token = try XCTUnwrap(try history(context).last).token
+
+        // An insert of a name already saved takes that row over: an update, not an insert.
+        let other = ModelContext(container)
+        other.insert(HistoryTrail(name: "Ridge", region: "South", length: 13))
+        try other.save()
+        // A batch delete removes rows the context never loaded; their tombstones are read from the store.
+        try other.delete(model: HistoryTrail.self, where: #Predicate { $0.length > 10 })
+        try other.save()
+
+        let transactions = try history(context, after: token)
+        XCTAssertEqual(transactions.count, 2)
+        XCTAssertEqual(describe(transactions[0]),
+                       ["update HistoryTrail \(ridgeID.id) [\"name\", \"region\", \"length\", \"hikes\"]"])
+        XCTAssertEqual(describe(transactions[1]), ["delete HistoryTrail \(ridgeID.id)"])
+        guard case .delete(let delete as DefaultHistoryDelete<HistoryTrail>) = transactions[1].changes.first else {
+            return XCTFail("expected the trail's delete")
+        }
+        XCTAssertEqual(delete.tombstone[\HistoryTrail.region] as? String, "South", "the values the row had when deleted")
+    }
+
+    func testRelationshipChangesAreUpdatesOfBothSides() throws {
+        let context = ModelContext(try container())
+        let ridge = HistoryTrail(name: "Ridge", length: 12), lake = HistoryTrail(name: "Lake", length: 4)
+        let hike = HistoryHike(note: "windy", trail: ridge)
+        let ana = HistoryCompanion(name: "Ana")
+        context.insert(hike)
+        context.insert(lake)
+        context.insert(ana)
+        try context.save()
+        let token = try XCTUnwrap(try history(context).last).token
+
+        hike.trail = lake
+        try context.save()
+        ana.hikes.append(hike)
+        try context.save()
+
+        let transactions = try history(context, after: token)
+        XCTAssertEqual(transactions.count, 2)
+        XCTAssertEqual(Set(describe(transactions[0])), [
+            "update HistoryHike \(key(hike)) [\"trail\"]",
+            "update HistoryTrail \(key(ridge)) [\"hikes\"]",
+            "update HistoryTrail \(key(lake)) [\"hikes\"]",
+        ])
+        XCTAssertEqual(Set(describe(transactions[1])), [
+            "update HistoryHike \(key(hike)) [\"companions\"]",
+            "update HistoryCompanion \(key(ana)) [\"hikes\"]",
+        ])
+    }
+
+    func testADeleteOfARowAlreadyGoneIsNotRecordedAgain() throws {
+        let container = try container()
+        let first = ModelContext(container), second = ModelContext(container)
+        first.insert(HistoryTrail(name: "Ridge", length: 12))
+        try first.save()
+        let trail = try XCTUnwrap(try second.fetch(FetchDescriptor<HistoryTrail>()).first)
+        let mine = try XCTUnwrap(try first.fetch(FetchDescriptor<HistoryTrail>()).first)
+        second.delete(trail)
+        try second.save()
+        first.delete(mine)
+        try first.save()
+        XCTAssertEqual(try history(first).map { describe($0).count }, [1, 1], "one insert, then one delete, not two")
+    }
+
+    /// Another process's saves are what history is for: a second container on the same file
+    /// stands in for it.
+    func testAnotherContainerReadsTheHistoryOfTheStore() throws {
+        let writer = ModelContext(try container())
+        writer.author = "widget"
+        writer.insert(HistoryTrail(name: "Ridge", length: 12))
+        try writer.save()
+        let reader = ModelContext(try container())
+        let transactions = try history(reader)
+        XCTAssertEqual(transactions.map(\.author), ["widget"])
+        XCTAssertEqual(transactions.first?.processIdentifier, String(ProcessInfo.processInfo.processIdentifier))
+        let id = try XCTUnwrap(transactions.first?.changes.first?.changedPersistentIdentifier)
+        XCTAssertEqual((reader.model(for: id) as? HistoryTrail)?.name, "Ridge", "its identifiers find the models")
+    }
+}
