@@ -116,7 +116,7 @@ final class HistoryTests: StoreTestCase {
         try context.save()
 
         transactions = try history(context, after: first.token)
-        XCTAssertEqual(transactions.count, 2)
+        guard transactions.count == 2 else { return XCTFail("expected 2 transactions, got \(transactions.map(describe))") }
         XCTAssertEqual(describe(transactions[0]), ["update HistoryTrail \(key(lake)) [\"length\"]"])
         XCTAssertEqual(Set(describe(transactions[1])), ["delete HistoryTrail \(key(ridge))", "delete HistoryHike \(key(hike))"])
         XCTAssertLessThan(first.token, transactions[0].token)
@@ -154,6 +154,7 @@ final class HistoryTests: StoreTestCase {
         try unnamed.save()
 
         let all = try history(server)
+        guard all.count == 4 else { return XCTFail("expected 4 transactions, got \(all.count)") }
         XCTAssertEqual(all.map(\.author), ["importer", "server", "importer", nil])
         XCTAssertEqual(all.map(\.token), all.map(\.token).sorted(), "oldest first")
         let first = all[0].token
@@ -183,6 +184,7 @@ final class HistoryTests: StoreTestCase {
             try context.save()
         }
         let before = try history(context)
+        guard before.count == 3 else { return XCTFail("expected 3 transactions, got \(before.count)") }
         let second = before[1].token
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= second }))
         XCTAssertEqual(try history(context).map(\.token), [before[2].token])
@@ -193,7 +195,7 @@ final class HistoryTests: StoreTestCase {
         context.insert(HistoryTrail(name: "D", length: 1))
         try context.save()
         let after = try history(context)
-        XCTAssertEqual(after.count, 1)
+        guard after.count == 1 else { return XCTFail("expected 1 transaction, got \(after.count)") }
         XCTAssertGreaterThan(after[0].token, before[2].token, "a deleted transaction's number is never given again")
 
         container.deleteAllData()
@@ -230,7 +232,7 @@ final class HistoryTests: StoreTestCase {
         try other.save()
 
         let transactions = try history(context, after: token)
-        XCTAssertEqual(transactions.count, 2)
+        guard transactions.count == 2 else { return XCTFail("expected 2 transactions, got \(transactions.map(describe))") }
         XCTAssertEqual(describe(transactions[0]),
                        ["update HistoryTrail \(ridgeID.id) [\"name\", \"region\", \"length\", \"hikes\"]"])
         XCTAssertEqual(describe(transactions[1]), ["delete HistoryTrail \(ridgeID.id)"])
@@ -257,7 +259,7 @@ final class HistoryTests: StoreTestCase {
         try context.save()
 
         let transactions = try history(context, after: token)
-        XCTAssertEqual(transactions.count, 2)
+        guard transactions.count == 2 else { return XCTFail("expected 2 transactions, got \(transactions.map(describe))") }
         XCTAssertEqual(Set(describe(transactions[0])), [
             "update HistoryHike \(key(hike)) [\"trail\"]",
             "update HistoryTrail \(key(ridge)) [\"hikes\"]",
