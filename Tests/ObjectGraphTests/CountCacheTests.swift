@@ -67,6 +67,51 @@ final class CountCacheTests: StoreTestCase {
         XCTAssertEqual(try context.counts(of: \SnippetItem.title), ["a": 1, "b": 1, "c": 1])
     }
 
+    /// Another process's ObjectGraph save records what it wrote in the store's history: only the
+    /// counts that read it are dropped. (A second container on the file stands in for the process.)
+    func testAnotherProcesssSaveDropsOnlyTheCountsThatReadWhatItWrote() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        try saveSnippets(["a", "b"], folder: "Work", in: container)
+        let reader = ModelContext(container)
+        func keptCounts() throws {
+            XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 2)
+        }
+        try keptCounts()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["a": 1, "b": 1])
+
+        let otherProcess = try makeContainer(SnippetFolder.self)
+        let writer = ModelContext(otherProcess)
+        let first = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "a" })).first)
+        first.title = "z"
+        try writer.save()
+
+        let untouched = try selects(in: container) { try keptCounts() }
+        XCTAssertEqual(untouched, [], "a rename reads no folder: the count by folder is kept")
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["z": 1, "b": 1], "the count by title is read again")
+
+        // New rows change every count of their table, and their join rows the counts per tag.
+        let tag = SnippetTag(name: "swift")
+        let added = SnippetItem(title: "c")
+        added.tags = [tag]
+        writer.insert(added)
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[nil], 1)
+        XCTAssertEqual(try reader.counts(ofEach: \SnippetItem.tags).values.first, 1)
+        writer.delete(added)
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[nil], nil)
+        XCTAssertEqual(try reader.counts(ofEach: \SnippetItem.tags).values.first ?? 0, 0)
+        try keptCounts()
+
+        // A write from outside ObjectGraph records no history: everything kept is dropped.
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE \"SnippetItem\" SET \"title\" = 'y' WHERE \"title\" = 'z'")
+        }
+        let recounted = try selects(in: container) { try keptCounts() }
+        XCTAssertFalse(recounted.isEmpty, "a write the history does not record drops the count by folder too")
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "b": 1])
+    }
+
     func testASaveKeepsTheCountsThatDoNotReadWhatItWrote() throws {
         let container = try makeContainer(SnippetFolder.self)
         try saveSnippets(["a", "b"], folder: "Work", in: container)

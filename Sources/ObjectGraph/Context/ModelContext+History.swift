@@ -79,7 +79,8 @@ extension ModelContext {
         /// Key paths by property name; a property renamed or dropped since is left out.
         func keyPaths(_ names: [String]) -> [any PartialKeyPath<Model> & Sendable] {
             names.compactMap { name in
-                (layout.slots.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>).map(Self.sendable)
+                guard let keyPath = layout.slots.first(where: { $0.name == name })?.keyPath as? PartialKeyPath<Model> else { return nil }
+                return Self.sendable(keyPath)
             }
         }
         switch run.kind {

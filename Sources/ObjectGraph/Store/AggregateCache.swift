@@ -59,10 +59,12 @@ struct AggregateCacheKey: Hashable {
 /// whose every change moves every bm25 score; then they are dropped.
 ///
 /// A write by another process (say, a command-line import while the server runs) or another
-/// container cannot say what it wrote, so it drops everything. It is noticed by the store
-/// file's write-ahead log changing size or time, confirmed by the writer connection's
-/// `PRAGMA data_version`, which changes for every commit but that connection's own: a save here
-/// changes the log too, and must not count as a stranger's.
+/// container is noticed by the store file's write-ahead log changing size or time, confirmed by
+/// the writer connection's `PRAGMA data_version`, which changes for every commit but that
+/// connection's own: a save here changes the log too, and must not count as a stranger's. What
+/// it wrote is then read from the store's history, where every ObjectGraph save records its
+/// changes, and only the results that read those tables and columns are dropped. A commit that
+/// recorded nothing (a write from outside ObjectGraph) drops everything.
 final class AggregateCache: @unchecked Sendable {
     typealias Key = AggregateCacheKey
 
@@ -94,6 +96,11 @@ final class AggregateCache: @unchecked Sendable {
     private var nextSerial: UInt64 = 0
     private var stamp = FileStamp()
     private var writerDataVersion: Int?
+    /// The newest transaction of the store's history whose writes the kept results account for;
+    /// nil until `startFollowingHistory`.
+    private var newestTransactionSeen: Int64?
+    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`).
+    private var readRecordedWrites: ((Int64) -> RecordedWrites?)?
     private let storePath: String?
     /// The writer connection's `PRAGMA data_version`, nil if it cannot be read.
     private let readWriterDataVersion: () -> Int?
@@ -339,7 +346,17 @@ final class AggregateCache: @unchecked Sendable {
         return names
     }
 
-    /// Drops everything when another connection committed since the last look.
+    /// From now on another connection's commits drop only what its history says they wrote; the
+    /// history up to `newest` is accounted for.
+    func startFollowingHistory(from newest: Int64, reading read: @escaping (Int64) -> RecordedWrites?) {
+        lock.withLock {
+            newestTransactionSeen = newest
+            readRecordedWrites = read
+        }
+    }
+
+    /// Drops what another connection's commits since the last look wrote (everything, when their
+    /// history does not say).
     func forgetForeignWrites() {
         guard storePath != nil else { return }
         let current = fileStamp()
@@ -347,6 +364,11 @@ final class AggregateCache: @unchecked Sendable {
         // The files moved: by a save of this store, a checkpoint, or another connection's commit.
         // Only the last changes the writer connection's data version.
         let version = readWriterDataVersion()
+        let (knownVersion, seen, read) = lock.withLock { (writerDataVersion, newestTransactionSeen, readRecordedWrites) }
+        // Read outside the lock: it is a query. A commit after the version was read may be in it too,
+        // which only makes the next look find nothing recorded, and drop everything.
+        var recorded: RecordedWrites?
+        if let version, version != knownVersion, let seen, let read { recorded = read(seen) }
         // A commit writes the log before it publishes its data version: a look in between sees the new
         // log and the old version. Until the files are a moment old, the next look reads the version
         // again (a look from another thread while another process committed kept a stale count).
@@ -356,7 +378,14 @@ final class AggregateCache: @unchecked Sendable {
             guard current != stamp else { return }
             let changed = version == nil || version != writerDataVersion
             if changed {
-                removeAllEntries()
+                // Only writes the history records, read since the transaction the kept results had seen.
+                if let recorded, let change = recorded.change, let seen = newestTransactionSeen, recorded.newest > seen,
+                   writerDataVersion == knownVersion {
+                    removeEntries(affectedBy: change)
+                } else {
+                    removeAllEntries()
+                }
+                if let recorded { newestTransactionSeen = max(newestTransactionSeen ?? 0, recorded.newest) }
                 generation &+= 1
             }
             writerDataVersion = version
@@ -365,6 +394,11 @@ final class AggregateCache: @unchecked Sendable {
     }
 
     // Called with the lock held.
+
+    private func removeEntries(affectedBy change: StoreChange) {
+        entries = entries.filter { !Self.change(change, affects: $0.value.reads) }
+        countRowEntries()
+    }
 
     private func removeAllEntries() {
         entries.removeAll()

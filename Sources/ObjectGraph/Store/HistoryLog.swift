@@ -182,6 +182,30 @@ enum HistoryLog {
         }
     }
 
+    /// The runs of the transactions after `transaction`, and the newest transaction (`transaction`
+    /// itself when there is none after it).
+    static func runs(after transaction: Int64, in db: Database) throws -> (runs: [Run], newest: Int64) {
+        guard try db.tableExists(table) else { return ([], transaction) }
+        var runs: [Run] = []
+        var newest = transaction
+        let decoder = JSONDecoder()
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT \"transaction\", \"changes\" FROM \(table.quotedIdentifier) WHERE \"transaction\" > ? ORDER BY \"transaction\"",
+            arguments: [transaction])
+        while let row = try rows.next() {
+            newest = row[0]
+            let changes: String = row[1]
+            runs += try decoder.decode([Run].self, from: Data(changes.utf8))
+        }
+        return (runs, newest)
+    }
+
+    /// The newest transaction recorded, 0 for none.
+    static func newestTransaction(in db: Database) throws -> Int64 {
+        guard try db.tableExists(table) else { return 0 }
+        return try Int64.fetchOne(db, sql: "SELECT MAX(\"transaction\") FROM \(table.quotedIdentifier)") ?? 0
+    }
+
     static func delete(transactions: [Int64], in db: Database) throws {
         guard !transactions.isEmpty, try db.tableExists(table) else { return }
         try db.execute(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \"transaction\" IN (SELECT value FROM json_each(?))",
