@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ObjectGraph
 import XCTest
 
@@ -283,6 +284,42 @@ final class HistoryTests: StoreTestCase {
         first.delete(mine)
         try first.save()
         XCTAssertEqual(try history(first).map { describe($0).count }, [1, 1], "one insert, then one delete, not two")
+    }
+
+    func testTombstoneValuesKeepTabsNewlinesAndQuotes() throws {
+        let context = ModelContext(try container())
+        let odd = "North\tEast\n\"side\", 北"
+        let trail = HistoryTrail(name: "a,b\tc", region: odd, length: 1)
+        context.insert(trail)
+        try context.save()
+        context.delete(trail)
+        try context.save()
+        guard case .delete(let delete as DefaultHistoryDelete<HistoryTrail>) = try history(context).last?.changes.first else {
+            return XCTFail("expected the trail's delete")
+        }
+        XCTAssertEqual(delete.tombstone[\HistoryTrail.region] as? String, odd)
+        XCTAssertEqual(delete.tombstone[\HistoryTrail.name] as? String, "a,b\tc")
+    }
+
+    func testAnUnreadableHistoryIsAClearErrorAndLosesNothing() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        context.insert(HistoryTrail(name: "Ridge", length: 12))
+        try context.save()
+        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1])
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE _objectgraph_history SET changes = 'insert\tHistoryTrail\t\tnot-a-key\n'")
+        }
+        XCTAssertThrowsError(try history(context)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .storeFailure)
+            XCTAssertTrue("\(error)".contains("cannot be read"), "\(error)")
+        }
+        // The write that broke it is a stranger's: what was kept is dropped, and read again right.
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<HistoryTrail>()), 1)
+        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1])
+        context.insert(HistoryTrail(name: "Lake", length: 4))
+        try context.save()
+        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1, 4: 1])
     }
 
     /// Another process's saves are what history is for: a second container on the same file

@@ -99,8 +99,11 @@ final class AggregateCache: @unchecked Sendable {
     /// The newest transaction of the store's history whose writes the kept results account for;
     /// nil until `startFollowingHistory`.
     private var newestTransactionSeen: Int64?
-    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`).
-    private var readRecordedWrites: ((Int64) -> RecordedWrites?)?
+    /// Reads what the transactions after one wrote, but these (`SQLiteStore.recordedWrites(after:skipping:)`).
+    private var readRecordedWrites: ((Int64, Set<Int64>) -> RecordedWrites?)?
+    /// The transactions of this store's own saves after `newestTransactionSeen`: their saves dropped
+    /// what they wrote, and a bulk insert's list of keys need not be read back.
+    private var ownTransactions: Set<Int64> = []
     private let storePath: String?
     /// The writer connection's `PRAGMA data_version`, nil if it cannot be read.
     private let readWriterDataVersion: () -> Int?
@@ -348,10 +351,25 @@ final class AggregateCache: @unchecked Sendable {
 
     /// From now on another connection's commits drop only what its history says they wrote; the
     /// history up to `newest` is accounted for.
-    func startFollowingHistory(from newest: Int64, reading read: @escaping (Int64) -> RecordedWrites?) {
+    func startFollowingHistory(from newest: Int64, reading read: @escaping (Int64, Set<Int64>) -> RecordedWrites?) {
+        // The data version from here on: the first look then finds no stranger's commit where there was none.
+        let version = readWriterDataVersion()
         lock.withLock {
             newestTransactionSeen = newest
             readRecordedWrites = read
+            writerDataVersion = version
+        }
+    }
+
+    /// Notes a transaction of this store's own save, once it committed. Transactions are numbered
+    /// one after another, so while no other process saves, each is the next after the newest seen,
+    /// which moves on instead of the set growing with every save.
+    func noteOwnTransaction(_ transaction: Int64) {
+        lock.withLock {
+            guard var seen = newestTransactionSeen, transaction > seen else { return }
+            ownTransactions.insert(transaction)
+            while ownTransactions.remove(seen + 1) != nil { seen += 1 }
+            newestTransactionSeen = seen
         }
     }
 
@@ -364,11 +382,13 @@ final class AggregateCache: @unchecked Sendable {
         // The files moved: by a save of this store, a checkpoint, or another connection's commit.
         // Only the last changes the writer connection's data version.
         let version = readWriterDataVersion()
-        let (knownVersion, seen, read) = lock.withLock { (writerDataVersion, newestTransactionSeen, readRecordedWrites) }
+        let (knownVersion, seen, own, read) = lock.withLock {
+            (writerDataVersion, newestTransactionSeen, ownTransactions, readRecordedWrites)
+        }
         // Read outside the lock: it is a query. A commit after the version was read may be in it too,
         // which only makes the next look find nothing recorded, and drop everything.
         var recorded: RecordedWrites?
-        if let version, version != knownVersion, let seen, let read { recorded = read(seen) }
+        if let version, version != knownVersion, let seen, let read { recorded = read(seen, own) }
         // A commit writes the log before it publishes its data version: a look in between sees the new
         // log and the old version. Until the files are a moment old, the next look reads the version
         // again (a look from another thread while another process committed kept a stale count).
@@ -385,7 +405,11 @@ final class AggregateCache: @unchecked Sendable {
                 } else {
                     removeAllEntries()
                 }
-                if let recorded { newestTransactionSeen = max(newestTransactionSeen ?? 0, recorded.newest) }
+                if let recorded {
+                    let newest = max(newestTransactionSeen ?? 0, recorded.newest)
+                    newestTransactionSeen = newest
+                    ownTransactions = ownTransactions.filter { $0 > newest }
+                }
                 generation &+= 1
             }
             writerDataVersion = version

@@ -6,7 +6,8 @@ import GRDB
 ///
 /// A transaction's changes are kept as runs (consecutive changes of one kind to one entity, and for
 /// updates one set of properties), each a list of row keys: a save of 100,000 new snippets is one
-/// run and one row, not 100,000 rows, so that recording costs the insert benchmark little.
+/// run and one row, not 100,000 rows, so that recording costs the insert benchmark little. The
+/// runs are text, one line each (see `encode`): `JSONEncoder` took about 4,000 instructions a key.
 enum HistoryLog {
     static let table = "_objectgraph_history"
 
@@ -24,12 +25,12 @@ enum HistoryLog {
             """)
     }
 
-    enum Kind: String, Codable {
+    enum Kind: String {
         case insert, update, delete
     }
 
     /// Consecutive changes of one kind to rows of one entity.
-    struct Run: Codable, Equatable {
+    struct Run: Equatable {
         var entity: String
         var kind: Kind
         /// For updates: the properties written, by name.
@@ -137,14 +138,62 @@ enum HistoryLog {
             layout.columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
         }
 
-        /// Adds the transaction's row, unless the save changed nothing.
-        func write(author: String?, in db: Database) throws {
-            guard !runs.isEmpty else { return }
-            let changes = String(decoding: try JSONEncoder().encode(runs), as: UTF8.self)
+        /// Adds the transaction's row, unless the save changed nothing; returns its number.
+        func write(author: String?, in db: Database) throws -> Int64? {
+            guard !runs.isEmpty else { return nil }
             try db.execute(
                 sql: "INSERT INTO \(HistoryLog.table.quotedIdentifier) (\"timestamp\", \"author\", \"bundle\", \"process\", \"changes\") "
                     + "VALUES (?, ?, ?, ?, ?)",
-                arguments: [Date().timeIntervalSince1970, author, HistoryLog.bundleIdentifier, HistoryLog.processIdentifier, changes])
+                arguments: [Date().timeIntervalSince1970, author, HistoryLog.bundleIdentifier, HistoryLog.processIdentifier,
+                            try HistoryLog.encode(runs)])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// One line per run, its fields separated by tabs: kind, entity, the properties (comma-separated),
+    /// the keys (comma-separated), and for deletes that preserve values the preserved properties
+    /// and the tombstones as JSON. Entity and property names are Swift identifiers, which hold no
+    /// tab, newline or comma; JSON escapes both in its strings.
+    static func encode(_ runs: [Run]) throws -> String {
+        var text = ""
+        for run in runs {
+            text += run.kind.rawValue + "\t" + run.entity + "\t" + (run.properties ?? []).joined(separator: ",") + "\t"
+            text += run.keys.lazy.map(String.init).joined(separator: ",")
+            if let preserved = run.preserved, let tombstones = run.tombstones {
+                text += "\t" + preserved.joined(separator: ",") + "\t"
+                text += String(decoding: try JSONEncoder().encode(tombstones), as: UTF8.self)
+            }
+            text += "\n"
+        }
+        return text
+    }
+
+    static func decode(_ text: String, transaction: Int64) throws -> [Run] {
+        func unreadable(_ why: String) -> SwiftDataError {
+            SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(why)")
+        }
+        func names(_ field: Substring) -> [String] {
+            field.isEmpty ? [] : field.split(separator: ",").map(String.init)
+        }
+        return try text.split(separator: "\n").map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4 || fields.count == 6, let kind = Kind(rawValue: String(fields[0])) else {
+                throw unreadable("a change of an unknown form")
+            }
+            let keys = try fields[3].split(separator: ",").map { field in
+                guard let key = Int64(field) else { throw unreadable("a row key that is not a number") }
+                return key
+            }
+            var run = Run(entity: String(fields[1]), kind: kind, properties: kind == .update ? names(fields[2]) : nil, keys: keys)
+            if fields.count == 6 {
+                run.preserved = names(fields[4])
+                do {
+                    run.tombstones = try JSONDecoder().decode([[PreservedValue]].self, from: Data(fields[5].utf8))
+                } catch {
+                    throw unreadable("\(error)")
+                }
+            }
+            return run
         }
     }
 
@@ -164,38 +213,31 @@ enum HistoryLog {
     /// Every recorded transaction, oldest first. A store made before ObjectGraph kept history has none.
     static func entries(in db: Database) throws -> [Entry] {
         guard try db.tableExists(table) else { return [] }
-        let decoder = JSONDecoder()
         return try Row.fetchAll(db, sql: """
             SELECT "transaction", "timestamp", "author", "bundle", "process", "changes"
             FROM \(table.quotedIdentifier) ORDER BY "transaction"
             """).map { row in
             let transaction: Int64 = row[0]
-            let changes: String = row[5]
-            let runs: [Run]
-            do {
-                runs = try decoder.decode([Run].self, from: Data(changes.utf8))
-            } catch {
-                throw SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(error)")
-            }
+            let runs = try decode(row[5], transaction: transaction)
             return Entry(transaction: transaction, timestamp: Date(timeIntervalSince1970: row[1]), author: row[2],
                          bundle: row[3], process: row[4], runs: runs)
         }
     }
 
-    /// The runs of the transactions after `transaction`, and the newest transaction (`transaction`
-    /// itself when there is none after it).
-    static func runs(after transaction: Int64, in db: Database) throws -> (runs: [Run], newest: Int64) {
+    /// The runs of the transactions after `transaction` but those in `skipping` (this process's own,
+    /// whose changes its saves accounted for: their text is not even read), and the newest transaction
+    /// (`transaction` itself when there is none after it).
+    static func runs(after transaction: Int64, skipping: Set<Int64>, in db: Database) throws -> (runs: [Run], newest: Int64) {
         guard try db.tableExists(table) else { return ([], transaction) }
         var runs: [Run] = []
         var newest = transaction
-        let decoder = JSONDecoder()
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT \"transaction\", \"changes\" FROM \(table.quotedIdentifier) WHERE \"transaction\" > ? ORDER BY \"transaction\"",
-            arguments: [transaction])
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT "transaction", CASE WHEN "transaction" IN (SELECT value FROM json_each(?)) THEN NULL ELSE "changes" END
+            FROM \(table.quotedIdentifier) WHERE "transaction" > ? ORDER BY "transaction"
+            """, arguments: [SQLiteStore.jsonArray(Array(skipping)), transaction])
         while let row = try rows.next() {
             newest = row[0]
-            let changes: String = row[1]
-            runs += try decoder.decode([Run].self, from: Data(changes.utf8))
+            if let changes: String = row[1] { runs += try decode(changes, transaction: newest) }
         }
         return (runs, newest)
     }

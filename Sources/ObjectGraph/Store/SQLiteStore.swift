@@ -116,7 +116,7 @@ final class SQLiteStore: @unchecked Sendable {
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
         // Another process's saves are read from the history from here on (see `AggregateCache`).
         let newestTransaction = try writer.read { db in try HistoryLog.newestTransaction(in: db) }
-        aggregateCache.startFollowingHistory(from: newestTransaction) { [weak self] in self?.recordedWrites(after: $0) }
+        aggregateCache.startFollowingHistory(from: newestTransaction) { [weak self] in self?.recordedWrites(after: $0, skipping: $1) }
         // A migration stage's copy shares the external folder with the store it migrates, whose rows
         // still refer to files the copy may no longer need: only a store opened for use is swept.
         if migrates {
@@ -540,6 +540,8 @@ final class SQLiteStore: @unchecked Sendable {
             let storeChange = change(made: request, ownersOfJoinRows: ownersOfJoinRows)
             var changedRows = aggregateCache.holdsResultsWithUpkeep ? changedRows(by: request) : [:]
             var countUpkeep: SaveUpkeep?
+            /// The save's transaction in the store's history.
+            var transaction: Int64?
             defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
             let upkeep = try writer.write { db -> SaveUpkeep in
                 var upkeep = try aggregateCache.beginUpkeep(of: storeChange, changedRows: changedRows, in: db)
@@ -740,7 +742,7 @@ final class SQLiteStore: @unchecked Sendable {
                         history.updated(key, of: layout, slots: layout.slots.filter { $0.isColumn || $0.isToMany }.map(\.index))
                     }
                 }
-                try history.write(author: request.author, in: db)
+                transaction = try history.write(author: request.author, in: db)
                 // New rows count after the save (at most `ChangedRows.limit` of them, or none are kept).
                 if changedRows.values.contains(where: \.canKeepCounts) {
                     for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
@@ -760,6 +762,7 @@ final class SQLiteStore: @unchecked Sendable {
                 return upkeep
             }
             countUpkeep = upkeep
+            if let transaction { aggregateCache.noteOwnTransaction(transaction) }
         } catch {
             for name in writtenFiles { externalStorage?.remove(name) }
             throw StoreErrorMapper.map(error, schema: schema)
