@@ -406,9 +406,10 @@ final class AggregateCache: @unchecked Sendable {
                     removeAllEntries()
                 }
                 if let recorded {
-                    let newest = max(newestTransactionSeen ?? 0, recorded.newest)
-                    newestTransactionSeen = newest
+                    var newest = max(newestTransactionSeen ?? 0, recorded.newest)
                     ownTransactions = ownTransactions.filter { $0 > newest }
+                    while ownTransactions.remove(newest + 1) != nil { newest += 1 }
+                    newestTransactionSeen = newest
                 }
                 generation &+= 1
             }
