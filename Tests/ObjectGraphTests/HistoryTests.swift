@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ObjectGraph
+@testable import ObjectGraph
 import XCTest
 
 @Model
@@ -284,6 +284,19 @@ final class HistoryTests: StoreTestCase {
         first.delete(mine)
         try first.save()
         XCTAssertEqual(try history(first).map { describe($0).count }, [1, 1], "one insert, then one delete, not two")
+    }
+
+    func testRunsReadBackAsTheyWereWritten() throws {
+        let runs = [
+            HistoryLog.Run(entity: "Trail", kind: .insert, keys: [1, 0, 42, Int64.max, -7]),
+            HistoryLog.Run(entity: "Trail", kind: .update, properties: ["name", "length"], keys: [9]),
+            HistoryLog.Run(entity: "Trail", kind: .update, properties: [], keys: [10]),
+            HistoryLog.Run(entity: "Hike", kind: .delete, keys: [3, 4], preserved: ["note"],
+                           tombstones: [[.text("a\tb\nc")], [.null]]),
+            HistoryLog.Run(entity: "Photo", kind: .delete, keys: [5], preserved: ["data", "size", "ratio"],
+                           tombstones: [[.blob(Data([0, 255])), .integer(-3), .real(0.5)]]),
+        ]
+        XCTAssertEqual(try HistoryLog.decode(try HistoryLog.encode(runs), transaction: 1), runs)
     }
 
     func testTombstoneValuesKeepTabsNewlinesAndQuotes() throws {
