@@ -103,13 +103,23 @@ final class CountCacheTests: StoreTestCase {
         XCTAssertEqual(try reader.counts(ofEach: \SnippetItem.tags).values.first ?? 0, 0)
         try keptCounts()
 
+        // History deleted before this store read it leaves a gap, which says as little as no history.
+        let kept = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "b" })).first)
+        kept.title = "x"
+        try writer.save()
+        try writer.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let folder = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetFolder>()).first)
+        folder.name = "Home"
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["z": 1, "x": 1], "the rename the deleted history held")
+
         // A write from outside ObjectGraph records no history: everything kept is dropped.
         try DatabaseQueue(path: storeURL.path).write { db in
             try db.execute(sql: "UPDATE \"SnippetItem\" SET \"title\" = 'y' WHERE \"title\" = 'z'")
         }
         let recounted = try selects(in: container) { try keptCounts() }
         XCTAssertFalse(recounted.isEmpty, "a write the history does not record drops the count by folder too")
-        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "b": 1])
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "x": 1])
     }
 
     func testASaveKeepsTheCountsThatDoNotReadWhatItWrote() throws {

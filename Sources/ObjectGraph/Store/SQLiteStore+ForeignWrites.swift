@@ -5,7 +5,7 @@ import GRDB
 /// keeps (counts, ranks, fetched rows) are dropped only where those saves touched them.
 struct RecordedWrites {
     /// The tables and columns written; nil when the history cannot say (an entity or property this
-    /// schema does not know, or a history that cannot be read).
+    /// schema does not know, a transaction deleted before it was read, or a history that cannot be read).
     let change: StoreChange?
     /// The newest transaction read.
     let newest: Int64
@@ -17,8 +17,8 @@ extension SQLiteStore {
     func recordedWrites(after transaction: Int64, skipping own: Set<Int64>) -> RecordedWrites? {
         do {
             return try writer.writeWithoutTransaction { db in
-                let (runs, newest) = try HistoryLog.runs(after: transaction, skipping: own, in: db)
-                return RecordedWrites(change: storeChange(recordedIn: runs), newest: newest)
+                let (runs, newest, complete) = try HistoryLog.runs(after: transaction, skipping: own, in: db)
+                return RecordedWrites(change: complete ? storeChange(recordedIn: runs) : nil, newest: newest)
             }
         } catch {
             logger.warning("could not read the store's history; every kept result is dropped: \(error)")
