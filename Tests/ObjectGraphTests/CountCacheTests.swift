@@ -104,6 +104,7 @@ final class CountCacheTests: StoreTestCase {
         try keptCounts()
 
         // History deleted before this store read it leaves a gap, which says as little as no history.
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["z": 1, "b": 1])
         let kept = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "b" })).first)
         kept.title = "x"
         try writer.save()
