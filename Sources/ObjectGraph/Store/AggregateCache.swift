@@ -99,11 +99,8 @@ final class AggregateCache: @unchecked Sendable {
     /// The newest transaction of the store's history whose writes the kept results account for;
     /// nil until `startFollowingHistory`.
     private var newestTransactionSeen: Int64?
-    /// Reads what the transactions after one wrote, but these (`SQLiteStore.recordedWrites(after:skipping:)`).
-    private var readRecordedWrites: ((Int64, Set<Int64>) -> RecordedWrites?)?
-    /// The transactions of this store's own saves after `newestTransactionSeen`: their saves dropped
-    /// what they wrote, and a bulk insert's list of keys need not be read back.
-    private var ownTransactions: Set<Int64> = []
+    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`).
+    private var readRecordedWrites: ((Int64) -> RecordedWrites?)?
     private let storePath: String?
     /// The writer connection's `PRAGMA data_version`, nil if it cannot be read.
     private let readWriterDataVersion: () -> Int?
@@ -351,7 +348,7 @@ final class AggregateCache: @unchecked Sendable {
 
     /// From now on another connection's commits drop only what its history says they wrote; the
     /// history up to `newest` is accounted for.
-    func startFollowingHistory(from newest: Int64, reading read: @escaping (Int64, Set<Int64>) -> RecordedWrites?) {
+    func startFollowingHistory(from newest: Int64, reading read: @escaping (Int64) -> RecordedWrites?) {
         // The data version from here on: the first look then finds no stranger's commit where there was none.
         let version = readWriterDataVersion()
         lock.withLock {
@@ -361,15 +358,18 @@ final class AggregateCache: @unchecked Sendable {
         }
     }
 
-    /// Notes a transaction of this store's own save, once it committed. Transactions are numbered
-    /// one after another, so while no other process saves, each is the next after the newest seen,
-    /// which moves on instead of the set growing with every save.
+    /// Notes a transaction of this store's own save, once it committed. While no other connection
+    /// committed since the last look, the kept results account for it (the save dropped, or brought up
+    /// to date, what it wrote), and the next look need not read it back. Otherwise it is read back with
+    /// the stranger's and drops what it wrote once more: a save brings a kept count up to date from
+    /// the value it holds, which had not followed the stranger's commit yet (a random run found a count
+    /// one off when a store skipped its own transactions regardless).
     func noteOwnTransaction(_ transaction: Int64) {
+        guard storePath != nil else { return }
+        let version = readWriterDataVersion()
         lock.withLock {
-            guard var seen = newestTransactionSeen, transaction > seen else { return }
-            ownTransactions.insert(transaction)
-            while ownTransactions.remove(seen + 1) != nil { seen += 1 }
-            newestTransactionSeen = seen
+            guard let version, version == writerDataVersion, let seen = newestTransactionSeen, transaction == seen + 1 else { return }
+            newestTransactionSeen = transaction
         }
     }
 
@@ -382,13 +382,11 @@ final class AggregateCache: @unchecked Sendable {
         // The files moved: by a save of this store, a checkpoint, or another connection's commit.
         // Only the last changes the writer connection's data version.
         let version = readWriterDataVersion()
-        let (knownVersion, seen, own, read) = lock.withLock {
-            (writerDataVersion, newestTransactionSeen, ownTransactions, readRecordedWrites)
-        }
+        let (knownVersion, seen, read) = lock.withLock { (writerDataVersion, newestTransactionSeen, readRecordedWrites) }
         // Read outside the lock: it is a query. A commit after the version was read may be in it too,
         // which only makes the next look find nothing recorded, and drop everything.
         var recorded: RecordedWrites?
-        if let version, version != knownVersion, let seen, let read { recorded = read(seen, own) }
+        if let version, version != knownVersion, let seen, let read { recorded = read(seen) }
         // A commit writes the log before it publishes its data version: a look in between sees the new
         // log and the old version. Until the files are a moment old, the next look reads the version
         // again (a look from another thread while another process committed kept a stale count).
@@ -405,12 +403,7 @@ final class AggregateCache: @unchecked Sendable {
                 } else {
                     removeAllEntries()
                 }
-                if let recorded {
-                    var newest = max(newestTransactionSeen ?? 0, recorded.newest)
-                    ownTransactions = ownTransactions.filter { $0 > newest }
-                    while ownTransactions.remove(newest + 1) != nil { newest += 1 }
-                    newestTransactionSeen = newest
-                }
+                if let recorded { newestTransactionSeen = max(newestTransactionSeen ?? 0, recorded.newest) }
                 generation &+= 1
             }
             writerDataVersion = version

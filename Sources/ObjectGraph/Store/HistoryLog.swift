@@ -247,27 +247,25 @@ enum HistoryLog {
         }
     }
 
-    /// The runs of the transactions after `transaction` but those in `skipping` (this process's own,
-    /// whose changes its saves accounted for: their text is not even read), and the newest transaction
-    /// (`transaction` itself when there is none after it).
+    /// The runs of the transactions after `transaction`, and the newest transaction (`transaction`
+    /// itself when there is none after it).
     ///
     /// `complete` is false when a transaction after `transaction` is missing: `deleteHistory` removed
     /// it before this reader saw it. Transactions are numbered one after another (a save that rolls
     /// back takes its number back with it), so a gap is the only trace of what it wrote.
-    static func runs(after transaction: Int64, skipping: Set<Int64>, in db: Database) throws -> (runs: [Run], newest: Int64, complete: Bool) {
+    static func runs(after transaction: Int64, in db: Database) throws -> (runs: [Run], newest: Int64, complete: Bool) {
         guard try db.tableExists(table) else { return ([], transaction, true) }
         var runs: [Run] = []
         var newest = transaction
         var complete = true
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT "transaction", CASE WHEN "transaction" IN (SELECT value FROM json_each(?)) THEN NULL ELSE "changes" END
-            FROM \(table.quotedIdentifier) WHERE "transaction" > ? ORDER BY "transaction"
-            """, arguments: [SQLiteStore.jsonArray(Array(skipping)), transaction])
+            SELECT "transaction", "changes" FROM \(table.quotedIdentifier) WHERE "transaction" > ? ORDER BY "transaction"
+            """, arguments: [transaction])
         while let row = try rows.next() {
             let number: Int64 = row[0]
             if number != newest + 1 { complete = false }
             newest = number
-            if let changes: String = row[1] { runs += try decode(changes, transaction: newest) }
+            runs += try decode(row[1], transaction: newest)
         }
         return (runs, newest, complete)
     }

@@ -12,12 +12,12 @@ struct RecordedWrites {
 }
 
 extension SQLiteStore {
-    /// The writes of the transactions recorded after `transaction` but `own`, read through the writer
+    /// The writes of the transactions recorded after `transaction`, read through the writer
     /// connection, whose data version said another connection committed: it sees that commit.
-    func recordedWrites(after transaction: Int64, skipping own: Set<Int64>) -> RecordedWrites? {
+    func recordedWrites(after transaction: Int64) -> RecordedWrites? {
         do {
             return try writer.writeWithoutTransaction { db in
-                let (runs, newest, complete) = try HistoryLog.runs(after: transaction, skipping: own, in: db)
+                let (runs, newest, complete) = try HistoryLog.runs(after: transaction, in: db)
                 return RecordedWrites(change: complete ? storeChange(recordedIn: runs) : nil, newest: newest)
             }
         } catch {

@@ -116,7 +116,7 @@ final class SQLiteStore: @unchecked Sendable {
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
         // Another process's saves are read from the history from here on (see `AggregateCache`).
         let newestTransaction = try writer.read { db in try HistoryLog.newestTransaction(in: db) }
-        aggregateCache.startFollowingHistory(from: newestTransaction) { [weak self] in self?.recordedWrites(after: $0, skipping: $1) }
+        aggregateCache.startFollowingHistory(from: newestTransaction) { [weak self] in self?.recordedWrites(after: $0) }
         // A migration stage's copy shares the external folder with the store it migrates, whose rows
         // still refer to files the copy may no longer need: only a store opened for use is swept.
         if migrates {

@@ -16,6 +16,16 @@ extension RandomPredicateTests {
         }
     }
 
+    /// The sequence that found a save's upkeep of a kept count left behind another process's commit
+    /// when the store skipped its own transactions in the history (it failed about three runs in five,
+    /// at step 216 of 300; whether it does depends on when the store's files settle, and with fewer
+    /// steps the sequence is another one).
+    func testKeptCountsFollowOwnSavesAfterAnotherProcesssCommit() throws {
+        try forEachRandomRun(environmentPrefix: "RANDOM_COUNTS_OWN_SAVES", seeds: [306], steps: 300) {
+            try runCounts(seed: $0, steps: $1)
+        }
+    }
+
     private func runCounts(seed: UInt64, steps: Int) throws {
         var random = SeededGenerator(seed: seed)
         let url = folder.appendingPathComponent("counts-\(seed).store")
