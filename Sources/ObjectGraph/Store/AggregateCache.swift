@@ -99,7 +99,10 @@ final class AggregateCache: @unchecked Sendable {
     /// The newest transaction of the store's history whose writes the kept results account for;
     /// nil until `startFollowingHistory`.
     private var newestTransactionSeen: Int64?
-    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`).
+    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`). This
+    /// store's own transactions are read back too, and drop what they wrote once more: a save brings a
+    /// kept count up to date from the value it holds, which may not have followed another process's
+    /// commit yet (a random run found a count one off when a store skipped its own transactions).
     private var readRecordedWrites: ((Int64) -> RecordedWrites?)?
     private let storePath: String?
     /// The writer connection's `PRAGMA data_version`, nil if it cannot be read.
@@ -355,21 +358,6 @@ final class AggregateCache: @unchecked Sendable {
             newestTransactionSeen = newest
             readRecordedWrites = read
             writerDataVersion = version
-        }
-    }
-
-    /// Notes a transaction of this store's own save, once it committed. While no other connection
-    /// committed since the last look, the kept results account for it (the save dropped, or brought up
-    /// to date, what it wrote), and the next look need not read it back. Otherwise it is read back with
-    /// the stranger's and drops what it wrote once more: a save brings a kept count up to date from
-    /// the value it holds, which had not followed the stranger's commit yet (a random run found a count
-    /// one off when a store skipped its own transactions regardless).
-    func noteOwnTransaction(_ transaction: Int64) {
-        guard storePath != nil else { return }
-        let version = readWriterDataVersion()
-        lock.withLock {
-            guard let version, version == writerDataVersion, let seen = newestTransactionSeen, transaction == seen + 1 else { return }
-            newestTransactionSeen = transaction
         }
     }
 

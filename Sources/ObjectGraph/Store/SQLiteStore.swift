@@ -540,8 +540,6 @@ final class SQLiteStore: @unchecked Sendable {
             let storeChange = change(made: request, ownersOfJoinRows: ownersOfJoinRows)
             var changedRows = aggregateCache.holdsResultsWithUpkeep ? changedRows(by: request) : [:]
             var countUpkeep: SaveUpkeep?
-            /// The save's transaction in the store's history.
-            var transaction: Int64?
             defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
             let upkeep = try writer.write { db -> SaveUpkeep in
                 var upkeep = try aggregateCache.beginUpkeep(of: storeChange, changedRows: changedRows, in: db)
@@ -742,7 +740,7 @@ final class SQLiteStore: @unchecked Sendable {
                         history.updated(key, of: layout, slots: layout.slots.filter { $0.isColumn || $0.isToMany }.map(\.index))
                     }
                 }
-                transaction = try history.write(author: request.author, in: db)
+                try history.write(author: request.author, in: db)
                 // New rows count after the save (at most `ChangedRows.limit` of them, or none are kept).
                 if changedRows.values.contains(where: \.canKeepCounts) {
                     for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
@@ -762,7 +760,6 @@ final class SQLiteStore: @unchecked Sendable {
                 return upkeep
             }
             countUpkeep = upkeep
-            if let transaction { aggregateCache.noteOwnTransaction(transaction) }
         } catch {
             for name in writtenFiles { externalStorage?.remove(name) }
             throw StoreErrorMapper.map(error, schema: schema)
