@@ -71,7 +71,7 @@ extension ModelContext {
         of run: HistoryLog.Run, to changes: inout [HistoryChange], transaction: Int64, layout: EntityLayout,
         modelType: Model.Type, storeIdentifier: String
     ) throws {
-        func record(_ offset: Int, _ key: Int64) -> HistoryChangeRecord {
+        func record(_ key: Int64) -> HistoryChangeRecord {
             HistoryChangeRecord(
                 identifier: PersistentIdentifier(entityName: run.entity, storeIdentifier: storeIdentifier, primaryKey: key),
                 position: HistoryChangeIdentifier(transaction: transaction, position: changes.count))
@@ -85,13 +85,13 @@ extension ModelContext {
         }
         switch run.kind {
         case .insert:
-            for (offset, key) in run.keys.enumerated() {
-                changes.append(.insert(DefaultHistoryInsert<Model>(record: record(offset, key))))
+            for key in run.keys {
+                changes.append(.insert(DefaultHistoryInsert<Model>(record: record(key))))
             }
         case .update:
             let updated = keyPaths(run.properties ?? [])
-            for (offset, key) in run.keys.enumerated() {
-                changes.append(.update(DefaultHistoryUpdate<Model>(record: record(offset, key), updatedAttributes: updated)))
+            for key in run.keys {
+                changes.append(.update(DefaultHistoryUpdate<Model>(record: record(key), updatedAttributes: updated)))
             }
         case .delete:
             let names = run.preserved ?? []
@@ -116,7 +116,7 @@ extension ModelContext {
                     }
                 }
                 changes.append(.delete(DefaultHistoryDelete<Model>(
-                    record: record(offset, key), tombstone: HistoryTombstone(values: values))))
+                    record: record(key), tombstone: HistoryTombstone(values: values))))
             }
         }
     }

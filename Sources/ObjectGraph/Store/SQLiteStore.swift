@@ -1012,9 +1012,8 @@ final class SQLiteStore: @unchecked Sendable {
     ///
     /// With `expectedVersion`, a row another context changed since this one read it is not deleted:
     /// the save fails, as a conflicting edit does, rather than throw that change away. A row already
-    /// deleted is no conflict: nothing of anyone's is lost.
-    /// Deletes a row and its join rows; false when the row was already gone (another context deleted it).
-    @discardableResult
+    /// deleted is no conflict: nothing of anyone's is lost. Returns false for such a row, which the
+    /// save's history then does not list as deleted by it.
     private func deleteRow(of layout: EntityLayout, key: Int64, in db: Database, expectedVersion: Int64? = nil) throws -> Bool {
         let rowTable = layout.name.quotedIdentifier
         let deleted: Bool
