@@ -125,6 +125,26 @@ final class CountCacheTests: StoreTestCase {
         XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "x": 1])
     }
 
+    /// A save of this store that follows a write from outside ObjectGraph, with no look between them,
+    /// must not let its own transaction in the history stand for the interval: the outside write
+    /// recorded nothing, and everything kept is dropped.
+    func testAnOutsideWriteBeforeAnOwnSaveDropsEverythingKept() throws {
+        try saveSnippets(["a", "b"], folder: "Work", in: try makeContainer(SnippetFolder.self))
+        let container = try makeContainer(SnippetFolder.self)
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["a": 1, "b": 1])
+        let writer = ModelContext(container)
+        let folder = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetFolder>()).first)
+
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE \"SnippetItem\" SET \"title\" = 'y' WHERE \"title\" = 'a'")
+        }
+        // A rename of the folder reads no title: its transaction alone would keep the count by title.
+        folder.name = "Home"
+        try writer.save()
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "b": 1])
+    }
+
     func testASaveKeepsTheCountsThatDoNotReadWhatItWrote() throws {
         let container = try makeContainer(SnippetFolder.self)
         try saveSnippets(["a", "b"], folder: "Work", in: container)

@@ -99,10 +99,7 @@ final class AggregateCache: @unchecked Sendable {
     /// The newest transaction of the store's history whose writes the kept results account for;
     /// nil until `startFollowingHistory`.
     private var newestTransactionSeen: Int64?
-    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`). This
-    /// store's own transactions are read back too, and drop what they wrote once more: a save brings a
-    /// kept count up to date from the value it holds, which may not have followed another process's
-    /// commit yet (a random run found a count one off when a store skipped its own transactions).
+    /// Reads what the transactions after one wrote (`SQLiteStore.recordedWrites(after:)`).
     private var readRecordedWrites: ((Int64) -> RecordedWrites?)?
     private let storePath: String?
     /// The writer connection's `PRAGMA data_version`, nil if it cannot be read.
@@ -288,8 +285,8 @@ final class AggregateCache: @unchecked Sendable {
     /// for each entity, which of its rows the save changes and which tables it changes only in ways
     /// those rows account for.
     func beginUpkeep(of change: StoreChange, changedRows: [String: ChangedRows], in db: Database) throws -> SaveUpkeep {
-        // A stranger's commit since the last look may leave a result behind the rows counted here;
-        // the next look drops them all anyway, as the writer's data version it saw is still older.
+        // The save caught up with other connections' commits first (`catchUp(in:reading:)`): the
+        // results counted from here follow them.
         let candidates: [(Key, Entry, CountUpkeep, ChangedRows)] = lock.withLock {
             entries.compactMap { key, entry in
                 guard let upkeep = entry.upkeep, let rows = changedRows[upkeep.entity], rows.canKeepCounts else { return nil }
@@ -382,21 +379,56 @@ final class AggregateCache: @unchecked Sendable {
         let settled = Date().timeIntervalSince1970 - newest > 0.1
         lock.withLock {
             guard current != stamp else { return }
-            let changed = version == nil || version != writerDataVersion
-            if changed {
-                // Only writes the history records, read since the transaction the kept results had seen.
-                if let recorded, let change = recorded.change, let seen = newestTransactionSeen, recorded.newest > seen,
-                   writerDataVersion == knownVersion {
-                    removeEntries(affectedBy: change)
-                } else {
-                    removeAllEntries()
-                }
-                if let recorded { newestTransactionSeen = max(newestTransactionSeen ?? 0, recorded.newest) }
-                generation &+= 1
-            }
-            writerDataVersion = version
+            let changed = followCommits(to: version, recorded: recorded, readAfter: knownVersion)
             if changed || settled { stamp = current }
         }
+    }
+
+    /// Catches up, at the start of a save's transaction, with what other connections committed since
+    /// the last look. The transaction holds the store's write lock (GRDB begins writes `IMMEDIATE`),
+    /// so none commits before it ends: the save then brings kept counts up to date from values that
+    /// follow every earlier commit, and its own transaction is the next after what the kept results
+    /// account for (`noteOwnTransaction`). Without it, a write from outside ObjectGraph just before
+    /// the save went unnoticed: the next look read only the save's own transaction in the history.
+    func catchUp(in db: Database, reading read: (Int64) -> RecordedWrites?) throws {
+        guard storePath != nil else { return }
+        let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+        let (knownVersion, seen) = lock.withLock { (writerDataVersion, newestTransactionSeen) }
+        guard version == nil || version != knownVersion else { return }
+        let recorded = seen.flatMap(read)
+        lock.withLock { _ = followCommits(to: version, recorded: recorded, readAfter: knownVersion) }
+    }
+
+    /// Notes a transaction of this store's own save, once it committed: the save dropped, or brought
+    /// up to date, what it wrote, and caught up with every commit before it (`catchUp(in:reading:)`),
+    /// so the next look need not read it back (a bulk insert's list of keys, for one). A transaction
+    /// that is not the next one (a look read a later one meanwhile) is left to be read back.
+    func noteOwnTransaction(_ transaction: Int64) {
+        lock.withLock {
+            guard let seen = newestTransactionSeen, transaction == seen + 1 else { return }
+            newestTransactionSeen = transaction
+        }
+    }
+
+    /// Follows the writer's data version to `version`: if it moved, drops what the commits wrote as
+    /// `recorded` (read after the version was `knownVersion`) says, or everything when it cannot say
+    /// (nothing recorded: a write from outside ObjectGraph). Returns whether it moved. Called with
+    /// the lock held.
+    private func followCommits(to version: Int?, recorded: RecordedWrites?, readAfter knownVersion: Int?) -> Bool {
+        let changed = version == nil || version != writerDataVersion
+        if changed {
+            // Only writes the history records, read since the transaction the kept results had seen.
+            if let recorded, let change = recorded.change, let seen = newestTransactionSeen, recorded.newest > seen,
+               writerDataVersion == knownVersion {
+                removeEntries(affectedBy: change)
+            } else {
+                removeAllEntries()
+            }
+            if let recorded { newestTransactionSeen = max(newestTransactionSeen ?? 0, recorded.newest) }
+            generation &+= 1
+        }
+        writerDataVersion = version
+        return changed
     }
 
     // Called with the lock held.

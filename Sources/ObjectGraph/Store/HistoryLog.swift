@@ -138,14 +138,15 @@ enum HistoryLog {
             layout.columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
         }
 
-        /// Adds the transaction's row, unless the save changed nothing.
-        func write(author: String?, in db: Database) throws {
-            guard !runs.isEmpty else { return }
+        /// Adds the transaction's row, unless the save changed nothing; returns its number.
+        func write(author: String?, in db: Database) throws -> Int64? {
+            guard !runs.isEmpty else { return nil }
             try db.execute(
                 sql: "INSERT INTO \(HistoryLog.table.quotedIdentifier) (\"timestamp\", \"author\", \"bundle\", \"process\", \"changes\") "
                     + "VALUES (?, ?, ?, ?, ?)",
                 arguments: [Date().timeIntervalSince1970, author, HistoryLog.bundleIdentifier, HistoryLog.processIdentifier,
                             try HistoryLog.encode(runs)])
+            return db.lastInsertedRowID
         }
     }
 

@@ -15,11 +15,15 @@ extension SQLiteStore {
     /// The writes of the transactions recorded after `transaction`, read through the writer
     /// connection, whose data version said another connection committed: it sees that commit.
     func recordedWrites(after transaction: Int64) -> RecordedWrites? {
+        writer.writeWithoutTransaction { db in recordedWrites(after: transaction, in: db) }
+    }
+
+    /// The writes of the transactions recorded after `transaction`, read in `db` (a save's transaction
+    /// catching up, or the look above).
+    func recordedWrites(after transaction: Int64, in db: Database) -> RecordedWrites? {
         do {
-            return try writer.writeWithoutTransaction { db in
-                let (runs, newest, complete) = try HistoryLog.runs(after: transaction, in: db)
-                return RecordedWrites(change: complete ? storeChange(recordedIn: runs) : nil, newest: newest)
-            }
+            let (runs, newest, complete) = try HistoryLog.runs(after: transaction, in: db)
+            return RecordedWrites(change: complete ? storeChange(recordedIn: runs) : nil, newest: newest)
         } catch {
             logger.warning("could not read the store's history; every kept result is dropped: \(error)")
             return nil

@@ -541,7 +541,10 @@ final class SQLiteStore: @unchecked Sendable {
             var changedRows = aggregateCache.holdsResultsWithUpkeep ? changedRows(by: request) : [:]
             var countUpkeep: SaveUpkeep?
             defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
+            /// The save's transaction in the store's history.
+            var transaction: Int64?
             let upkeep = try writer.write { db -> SaveUpkeep in
+                try aggregateCache.catchUp(in: db) { recordedWrites(after: $0, in: db) }
                 var upkeep = try aggregateCache.beginUpkeep(of: storeChange, changedRows: changedRows, in: db)
                 var assignedKeys: [ObjectIdentifier: Int64] = [:]
                 /// Inserts that took over a saved row (a unique attribute matched): their rows may have join rows.
@@ -740,7 +743,7 @@ final class SQLiteStore: @unchecked Sendable {
                         history.updated(key, of: layout, slots: layout.slots.filter { $0.isColumn || $0.isToMany }.map(\.index))
                     }
                 }
-                try history.write(author: request.author, in: db)
+                transaction = try history.write(author: request.author, in: db)
                 // New rows count after the save (at most `ChangedRows.limit` of them, or none are kept).
                 if changedRows.values.contains(where: \.canKeepCounts) {
                     for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
@@ -760,6 +763,7 @@ final class SQLiteStore: @unchecked Sendable {
                 return upkeep
             }
             countUpkeep = upkeep
+            if let transaction { aggregateCache.noteOwnTransaction(transaction) }
         } catch {
             for name in writtenFiles { externalStorage?.remove(name) }
             throw StoreErrorMapper.map(error, schema: schema)
