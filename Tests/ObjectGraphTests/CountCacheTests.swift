@@ -70,8 +70,6 @@ final class CountCacheTests: StoreTestCase {
     /// Another process's ObjectGraph save records what it wrote in the store's history: only the
     /// counts that read it are dropped. (A second container on the file stands in for the process.)
     func testAnotherProcesssSaveDropsOnlyTheCountsThatReadWhatItWrote() throws {
-        // Seeded by another container: the reader's own saves would be read back at its first look
-        // for a stranger's, and drop what they wrote once more.
         try saveSnippets(["a", "b"], folder: "Work", in: try makeContainer(SnippetFolder.self))
         let container = try makeContainer(SnippetFolder.self)
         let reader = ModelContext(container)
@@ -143,6 +141,48 @@ final class CountCacheTests: StoreTestCase {
         folder.name = "Home"
         try writer.save()
         XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "b": 1])
+    }
+
+    /// A save catches up with another process's commit before it brings kept counts up to date, so
+    /// what it keeps follows both: the count the stranger's rename did not read, and the save moved on,
+    /// is not counted again. (Brought up to date from a value behind the stranger's commit, it had to
+    /// be dropped at the next look.)
+    func testASaveAfterAnotherProcesssCommitKeepsTheCountsItBroughtUpToDate() throws {
+        try saveSnippets(["a", "b"], folder: "Work", in: try makeContainer(SnippetFolder.self))
+        let container = try makeContainer(SnippetFolder.self)
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 2)
+        let writer = ModelContext(container)
+        let work = try XCTUnwrap(try writer.fetch(FetchDescriptor<SnippetFolder>()).first)
+
+        let otherProcess = ModelContext(try makeContainer(SnippetFolder.self))
+        let renamed = try XCTUnwrap(try otherProcess.fetch(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.title == "a" })).first)
+        renamed.title = "z"
+        try otherProcess.save()
+
+        let added = SnippetItem(title: "c")
+        added.folder = work
+        writer.insert(added)
+        try writer.save()
+        let queries = try selects(in: container) {
+            XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 3)
+        }
+        XCTAssertEqual(queries.filter { $0.contains("COUNT(") }, [], "the count the save brought up to date is kept")
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["z": 1, "b": 1, "c": 1])
+
+        // The other way round: the store's own transaction is not read back with the stranger's, which
+        // would drop what it wrote once more.
+        let another = SnippetItem(title: "d")
+        another.folder = work
+        writer.insert(another)
+        try writer.save()
+        renamed.title = "y"
+        try otherProcess.save()
+        let afterOwnSave = try selects(in: container) {
+            XCTAssertEqual(try reader.counts(of: \SnippetItem.folder).values.first, 4)
+        }
+        XCTAssertEqual(afterOwnSave.filter { $0.contains("COUNT(") }, [], "the count the own save brought up to date is kept")
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title), ["y": 1, "b": 1, "c": 1, "d": 1])
     }
 
     func testASaveKeepsTheCountsThatDoNotReadWhatItWrote() throws {

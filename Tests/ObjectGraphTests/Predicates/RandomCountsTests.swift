@@ -17,9 +17,9 @@ extension RandomPredicateTests {
     }
 
     /// The sequence that found a save's upkeep of a kept count left behind another process's commit
-    /// when the store skipped its own transactions in the history (it failed about three runs in five,
-    /// at step 216 of 300; whether it does depends on when the store's files settle, and with fewer
-    /// steps the sequence is another one).
+    /// when the store skipped its own transactions in the history without catching up first (it failed
+    /// about three runs in five, at step 216 of 300; whether it does depends on when the store's files
+    /// settle, and with fewer steps the sequence is another one).
     func testKeptCountsFollowOwnSavesAfterAnotherProcesssCommit() throws {
         try forEachRandomRun(environmentPrefix: "RANDOM_COUNTS_OWN_SAVES", seeds: [306], steps: 300) {
             try runCounts(seed: $0, steps: $1)
