@@ -335,6 +335,43 @@ final class HistoryTests: StoreTestCase {
         XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1, 4: 1])
     }
 
+    /// A predicate on the token, the time or the author reads no transaction's changes: old history
+    /// is deleted without decoding it (even a record that cannot be read), while a predicate that
+    /// reads the changes of such a record is its error, as the fetch of it is.
+    func testAPredicateOnTheTokenOrTimeReadsNoChanges() throws {
+        let context = ModelContext(try container())
+        for name in ["Ridge", "Lake", "Pass"] {
+            context.insert(HistoryTrail(name: name, length: 1))
+            try context.save()
+            // Apart in time, so that the cutoff below falls between two of them.
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        let all = try history(context)
+        guard all.count == 3 else { return XCTFail("expected 3 transactions, got \(all.count)") }
+        let first = all[0].transactionIdentifier
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE _objectgraph_history SET changes = 'insert\tHistoryTrail\t\tnot-a-key\n' WHERE \"transaction\" = ?",
+                           arguments: [first])
+        }
+        XCTAssertThrowsError(try history(context), "the fetch returns the unreadable record")
+
+        let readsChanges = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.changes.count == 0 })
+        XCTAssertThrowsError(try context.fetchHistory(readsChanges)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .storeFailure, "\(error)")
+        }
+        XCTAssertThrowsError(try context.deleteHistory(readsChanges), "it would delete by changes it could not read")
+        XCTAssertEqual(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
+            predicate: #Predicate { $0.transactionIdentifier > first })).count, 2, "the others are read")
+
+        // Old history goes by its time, as an app prunes it, without reading what it changed.
+        let cutoff = all[1].timestamp
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.timestamp < cutoff }))
+        let left = try history(context)
+        XCTAssertEqual(left.map(\.transactionIdentifier), all[1...].map(\.transactionIdentifier))
+        XCTAssertEqual(left.map { describe($0) }, [["insert HistoryTrail \(all[1].changes[0].changedPersistentIdentifier.id)"],
+                                                  ["insert HistoryTrail \(all[2].changes[0].changedPersistentIdentifier.id)"]])
+    }
+
     /// Another process's saves are what history is for: a second container on the same file
     /// stands in for it.
     func testAnotherContainerReadsTheHistoryOfTheStore() throws {

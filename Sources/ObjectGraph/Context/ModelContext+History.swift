@@ -11,9 +11,28 @@ extension ModelContext {
     /// ```
     ///
     /// Changes to entities the current schema no longer has are left out of their transactions.
-    /// The predicate is tested in memory, on every transaction kept: `deleteHistory(_:)` keeps the
+    /// The predicate is tested in memory, on every transaction kept (what each changed is read only
+    /// if the predicate asks, or for the transactions returned): `deleteHistory(_:)` keeps the
     /// history short.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        let transactions = try historyTransactions(matching: descriptor)
+        // A record that cannot be read is the fetch's error, not a transaction that changed nothing.
+        for case let transaction as DefaultHistoryTransaction in transactions { _ = try transaction.recordedChanges.decoded() }
+        return transactions
+    }
+
+    /// Deletes the transactions of the store's history that match a descriptor (its order and limit
+    /// say which, as they would for `fetchHistory(_:)`). The models they name are not touched, and
+    /// later transactions keep their tokens. A predicate on the token or the time reads none of the
+    /// changes (an old record that cannot be read is deleted like any other).
+    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        let transactions = try historyTransactions(matching: descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier }
+        try store.requireNoReadTransaction("deleteHistory(_:)")
+        try store.writer.write { db in try HistoryLog.delete(transactions: transactions, in: db) }
+    }
+
+    /// The transactions a descriptor selects, in its order, their changes not yet decoded.
+    private func historyTransactions<T: HistoryTransaction>(matching descriptor: HistoryDescriptor<T>) throws -> [T] {
         guard T.self == DefaultHistoryTransaction.self else {
             throw SwiftDataError(
                 .invalidTransactionFetchRequest,
@@ -22,9 +41,15 @@ extension ModelContext {
         let entries = try store.read { db in try HistoryLog.entries(in: db) }
         var transactions: [T] = []
         for entry in entries {
-            guard let transaction = try historyTransaction(entry) as? T else { continue }
-            if let predicate = descriptor.predicate, !(try predicate.evaluate(transaction)) { continue }
-            transactions.append(transaction)
+            let transaction = historyTransaction(entry)
+            guard let typed = transaction as? T else { continue }
+            if let predicate = descriptor.predicate {
+                let matches = try predicate.evaluate(typed)
+                // The predicate read changes that cannot be decoded: it tested an empty list.
+                if transaction.recordedChanges.failed { _ = try transaction.recordedChanges.decoded() }
+                if !matches { continue }
+            }
+            transactions.append(typed)
         }
         if !descriptor.sortBy.isEmpty {
             // Stable: transactions that tie keep their saved order.
@@ -43,27 +68,27 @@ extension ModelContext {
         return transactions
     }
 
-    /// Deletes the transactions of the store's history that match a descriptor (its order and limit
-    /// say which, as they would for `fetchHistory(_:)`). The models they name are not touched, and
-    /// later transactions keep their tokens.
-    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
-        let transactions = try fetchHistory(descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier }
-        try store.requireNoReadTransaction("deleteHistory(_:)")
-        try store.writer.write { db in try HistoryLog.delete(transactions: transactions, in: db) }
+    private func historyTransaction(_ entry: HistoryLog.Entry) -> DefaultHistoryTransaction {
+        let store = self.store
+        let storeIdentifier = store.identifier
+        return DefaultHistoryTransaction(
+            author: entry.author,
+            recordedChanges: RecordedHistoryChanges { try Self.changes(recordedIn: entry.changes, transaction: entry.transaction, store: store) },
+            storeIdentifier: storeIdentifier, timestamp: entry.timestamp,
+            token: DefaultHistoryToken(storeIdentifier: storeIdentifier, transaction: entry.transaction),
+            transactionIdentifier: entry.transaction, bundleIdentifier: entry.bundle, processIdentifier: entry.process)
     }
 
-    private func historyTransaction(_ entry: HistoryLog.Entry) throws -> DefaultHistoryTransaction {
+    /// The changes a transaction's record lists, each typed by its model.
+    private static func changes(recordedIn text: String, transaction: Int64, store: SQLiteStore) throws -> [HistoryChange] {
         var changes: [HistoryChange] = []
-        for run in entry.runs {
+        for run in try HistoryLog.decode(text, transaction: transaction) {
             // An entity dropped from the schema since: its models can no longer be named by type.
             guard let layout = try? store.layout(named: run.entity) else { continue }
-            try Self.appendChanges(of: run, to: &changes, transaction: entry.transaction, layout: layout,
-                                   modelType: layout.modelType, storeIdentifier: store.identifier)
+            try appendChanges(of: run, to: &changes, transaction: transaction, layout: layout,
+                              modelType: layout.modelType, storeIdentifier: store.identifier)
         }
-        return DefaultHistoryTransaction(
-            author: entry.author, changes: changes, storeIdentifier: store.identifier, timestamp: entry.timestamp,
-            token: DefaultHistoryToken(storeIdentifier: store.identifier, transaction: entry.transaction),
-            transactionIdentifier: entry.transaction, bundleIdentifier: entry.bundle, processIdentifier: entry.process)
+        return changes
     }
 
     /// The changes of one run, typed by the run's model (opened from the layout's model type).

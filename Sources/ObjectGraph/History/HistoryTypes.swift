@@ -49,7 +49,13 @@ public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
 
 public struct DefaultHistoryTransaction: HistoryTransaction {
     public let author: String?
-    public let changes: [HistoryChange]
+    /// Deletes, then updates, then inserts, in the order the save wrote them. Read from the store's
+    /// record the first time they are asked for (`fetchHistory(_:)` does so for each transaction it
+    /// returns, so that a record that cannot be read is its error): a predicate on the token, the time
+    /// or the author passes over transactions without reading what they changed.
+    public var changes: [HistoryChange] { recordedChanges.changes }
+    /// The changes, read once.
+    let recordedChanges: RecordedHistoryChanges
     public let storeIdentifier: String
     public let timestamp: Date
     public let token: DefaultHistoryToken
@@ -70,6 +76,40 @@ public struct DefaultHistoryTransaction: HistoryTransaction {
         hasher.combine(transactionIdentifier)
         hasher.combine(storeIdentifier)
     }
+}
+
+/// A transaction's changes, decoded from the store's record the first time they are read, then kept.
+final class RecordedHistoryChanges: @unchecked Sendable {
+    // Unchecked: `outcome` is only read and written under `lock`, and `decode` is immutable.
+    private let lock = NSLock()
+    private let decode: @Sendable () throws -> [HistoryChange]
+    private var outcome: Result<[HistoryChange], any Error>?
+
+    init(decode: @escaping @Sendable () throws -> [HistoryChange]) {
+        self.decode = decode
+    }
+
+    /// The changes, decoded now if they were not yet; the error if the record cannot be read.
+    func decoded() throws -> [HistoryChange] {
+        try lock.withLock {
+            if let outcome { return try outcome.get() }
+            let result = Result { try decode() }
+            outcome = result
+            return try result.get()
+        }
+    }
+
+    /// Whether decoding was tried and failed (a predicate read them and saw none).
+    var failed: Bool {
+        lock.withLock {
+            guard case .failure = outcome else { return false }
+            return true
+        }
+    }
+
+    /// The changes, or none if the record cannot be read: `fetchHistory` decoded every transaction
+    /// it returned and threw if one could not be, so a transaction in hand always has them.
+    var changes: [HistoryChange] { (try? decoded()) ?? [] }
 }
 
 /// One model a transaction inserted, updated or deleted.

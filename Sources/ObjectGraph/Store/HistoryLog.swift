@@ -230,7 +230,8 @@ enum HistoryLog {
         let author: String?
         let bundle: String
         let process: String
-        let runs: [Run]
+        /// The runs as recorded, decoded when they are first read (`decode(_:transaction:)`).
+        let changes: String
     }
 
     /// Every recorded transaction, oldest first. A store made before ObjectGraph kept history has none.
@@ -240,10 +241,8 @@ enum HistoryLog {
             SELECT "transaction", "timestamp", "author", "bundle", "process", "changes"
             FROM \(table.quotedIdentifier) ORDER BY "transaction"
             """).map { row in
-            let transaction: Int64 = row[0]
-            let runs = try decode(row[5], transaction: transaction)
-            return Entry(transaction: transaction, timestamp: Date(timeIntervalSince1970: row[1]), author: row[2],
-                         bundle: row[3], process: row[4], runs: runs)
+            Entry(transaction: row[0], timestamp: Date(timeIntervalSince1970: row[1]), author: row[2],
+                  bundle: row[3], process: row[4], changes: row[5])
         }
     }
 
