@@ -276,4 +276,21 @@ final class ExportAndBackupTests: AppTestCase {
         try await Housekeeping.runOnce(app, now: start.addingTimeInterval(31 * 86_400))
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4, "trashed for over 30 days: purged")
     }
+
+    /// The stores' history (a row per save) is kept for a week, then deleted by the hourly round.
+    func testHousekeepingDeletesHistoryOlderThanAWeek() async throws {
+        try await fillLibrary()
+        let all = HistoryDescriptor<DefaultHistoryTransaction>()
+        let accounts = app.accounts.container
+        let saved = try withContext { try $0.fetchHistory(all).count }
+        XCTAssertGreaterThan(saved, 0)
+        XCTAssertGreaterThan(try ModelContext(accounts).fetchHistory(all).count, 0)
+
+        try await Housekeeping.runOnce(app, now: .now.addingTimeInterval(6 * 86_400))
+        XCTAssertEqual(try withContext { try $0.fetchHistory(all).count }, saved, "younger than a week: kept")
+        try await Housekeeping.runOnce(app, now: .now.addingTimeInterval(8 * 86_400))
+        XCTAssertEqual(try withContext { try $0.fetchHistory(all).count }, 0, "older than a week: deleted")
+        XCTAssertEqual(try ModelContext(accounts).fetchHistory(all).count, 0, "the accounts store's too")
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 5, "the snippets stay")
+    }
 }

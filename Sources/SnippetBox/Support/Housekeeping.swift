@@ -3,9 +3,10 @@ import NIOCore
 import ObjectGraph
 import Vapor
 
-/// Work on a timer: every hour, snippets that have been in the trash for 30 days are purged, and
-/// when `BACKUP_EVERY_HOURS` is set, a backup is written once the newest one is that old (so a
-/// restart neither skips nor doubles one), keeping the last `BACKUP_KEEP`.
+/// Work on a timer: every hour, snippets that have been in the trash for 30 days are purged, the
+/// stores' history older than a week is deleted, and when `BACKUP_EVERY_HOURS` is set, a backup is
+/// written once the newest one is that old (so a restart neither skips nor doubles one), keeping the
+/// last `BACKUP_KEEP`.
 struct Housekeeping: LifecycleHandler {
     static let interval = TimeAmount.hours(1)
 
@@ -34,7 +35,14 @@ struct Housekeeping: LifecycleHandler {
         box.task?.cancel()
     }
 
-    /// One round: purge every library's trash, and back up when one is due.
+    /// How long a store's history is kept. ObjectGraph records every save there, and reads it to drop
+    /// only what another process's save wrote from what it keeps (a command such as `seed` or `import`
+    /// run beside the server); a process that has not looked for a week finds the gap and drops all it
+    /// kept instead, which is safe. Nothing in SnippetBox reads older history, which would otherwise
+    /// grow by a row with every save.
+    static let historyKept: TimeInterval = 7 * 86_400
+
+    /// One round: purge every library's trash, delete old history, and back up when one is due.
     static func runOnce(_ app: Application, now: Date = .now) async throws {
         for account in app.accounts.all {
             let container = try app.libraries.store(for: account).container
@@ -42,8 +50,11 @@ struct Housekeeping: LifecycleHandler {
                 let context = ModelContext(container)
                 try TrashController.purgeExpired(in: context, now: now)
                 try context.save()
+                try deleteOldHistory(in: context, now: now)
             }
         }
+        let accounts = app.accounts.container
+        try await app.threadPool.runIfActive { try deleteOldHistory(in: ModelContext(accounts), now: now) }
         let settings = app.appSettings
         guard settings.backupEveryHours > 0 else { return }
         let newest = BackupArchive.list(in: settings.backupDirectory).first
@@ -52,6 +63,13 @@ struct Housekeeping: LifecycleHandler {
         let url = try await backUp(app, now: now)
         BackupArchive.prune(in: settings.backupDirectory, keeping: settings.backupsKept)
         app.logger.notice("Wrote the scheduled backup \(url.lastPathComponent).")
+    }
+
+    /// Deletes the transactions of a store's history saved more than `historyKept` before `now`; the
+    /// predicate reads only their time, so none of their changes is decoded.
+    static func deleteOldHistory(in context: ModelContext, now: Date) throws {
+        let cutoff = now.addingTimeInterval(-historyKept)
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.timestamp < cutoff }))
     }
 
     /// Writes a backup archive of the whole data directory into `DATA_DIR/backups`.
