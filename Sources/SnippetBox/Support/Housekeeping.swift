@@ -36,8 +36,8 @@ struct Housekeeping: LifecycleHandler {
     }
 
     /// How long a store's history is kept. ObjectGraph records every save there, and reads it to drop
-    /// only what another process's save wrote from what it keeps (a command such as `seed` or `import`
-    /// run beside the server); a process that has not looked for a week finds the gap and drops all it
+    /// only what another process's save wrote from what it keeps (a command such as `seed` run beside
+    /// the server); a process that has not looked for a week finds the gap and drops all it
     /// kept instead, which is safe. Nothing in SnippetBox reads older history, which would otherwise
     /// grow by a row with every save.
     static let historyKept: TimeInterval = 7 * 86_400
