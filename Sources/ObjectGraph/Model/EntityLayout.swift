@@ -194,6 +194,8 @@ final class EntityLayout: @unchecked Sendable {
     let foreignKeySlots: [PropertySlot]
     /// Every column after the primary key: attributes, then foreign keys. Rows are read and written in this order.
     let storedColumnSlots: [PropertySlot]
+    /// Attributes marked `.preserveValueOnDeletion`, in column order: a deleted row's history keeps them.
+    let preservedSlots: [PropertySlot]
     /// The combinations of columns no two rows share: each property marked `.unique` alone, then each
     /// array of `#Unique`; repeats are left out. Each has a unique index.
     let uniquenessConstraints: [UniquenessConstraint]
@@ -227,6 +229,7 @@ final class EntityLayout: @unchecked Sendable {
         self.columnSlots = slots.filter(\.isColumn)
         self.foreignKeySlots = slots.filter(\.isForeignKey)
         self.storedColumnSlots = columnSlots + foreignKeySlots
+        self.preservedSlots = columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
         let declaredUniqueness = Self.resolveUniqueness(
             modelType._objectGraphUniqueness, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,

@@ -103,7 +103,7 @@ enum HistoryLog {
         /// `deleted(_:of:)` then records each row the delete removed.
         func tombstones(of layout: EntityLayout, keys: [Int64], externalStorage: ExternalStorage?,
                         in db: Database) throws -> [Int64: [PreservedValue]] {
-            let slots = Self.preservedSlots(of: layout)
+            let slots = layout.preservedSlots
             guard !slots.isEmpty, !keys.isEmpty else { return [:] }
             let columns = slots.map { "\(RowQuery.alias.quotedIdentifier).\($0.name.quotedIdentifier)" }.joined(separator: ", ")
             let condition = RowQuery.keyIsAmong(keys)
@@ -125,17 +125,13 @@ enum HistoryLog {
         }
 
         mutating func deleted(_ key: Int64, of layout: EntityLayout, tombstones: [Int64: [PreservedValue]]) {
-            let slots = Self.preservedSlots(of: layout)
+            let slots = layout.preservedSlots
             guard !slots.isEmpty else {
                 append(key, kind: .delete, entity: layout.name)
                 return
             }
             append(key, kind: .delete, entity: layout.name,
                    tombstone: tombstones[key] ?? slots.map { _ in .null }, preserved: slots.map(\.name))
-        }
-
-        static func preservedSlots(of layout: EntityLayout) -> [PropertySlot] {
-            layout.columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
         }
 
         /// Adds the transaction's row, unless the save changed nothing; returns its number.
