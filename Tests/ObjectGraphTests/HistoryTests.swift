@@ -372,6 +372,70 @@ final class HistoryTests: StoreTestCase {
                                                   ["insert HistoryTrail \(all[2].changes[0].changedPersistentIdentifier.id)"]])
     }
 
+    /// A reader asks for the transactions after the token it kept: the store reads only those (a
+    /// transaction before it that cannot be read is not reached), and every form of the predicate
+    /// selects what testing it on every transaction selects.
+    func testAPredicateOnTheTokenReadsOnlyTheTransactionsItCanSelect() throws {
+        let context = ModelContext(try container())
+        for name in ["A", "B", "C", "D", "E"] {
+            context.insert(HistoryTrail(name: name, length: 1))
+            try context.save()
+        }
+        let all = try history(context)
+        guard all.count == 5 else { return XCTFail("expected 5 transactions, got \(all.count)") }
+        let token = all[1].token, number = all[2].transactionIdentifier, first = all[0].transactionIdentifier
+        let otherStore = DefaultHistoryToken(storeIdentifier: "another store", transaction: number)
+        let predicates: [(String, Predicate<DefaultHistoryTransaction>)] = [
+            ("after", #Predicate { $0.token > token }),
+            ("from", #Predicate { $0.token >= token }),
+            ("after, written the other way", #Predicate { token < $0.token }),
+            ("from, written the other way", #Predicate { token <= $0.token }),
+            ("after a number", #Predicate { $0.transactionIdentifier > number }),
+            ("after, and an author", #Predicate { $0.token > token && $0.author == nil }),
+            ("the later of two starts", #Predicate { $0.author == nil && $0.transactionIdentifier >= number && $0.token > token }),
+            ("either", #Predicate { $0.token > token || $0.transactionIdentifier == first }),
+            ("before", #Predicate { $0.token < token }),
+            ("not up to", #Predicate { !($0.token <= token) }),
+            ("another store's token", #Predicate { $0.token > otherStore }),
+        ]
+        for (name, predicate) in predicates {
+            let expected = try all.filter { try predicate.evaluate($0) }.map(\.transactionIdentifier)
+            let fetched = try context.fetchHistory(HistoryDescriptor(predicate: predicate)).map(\.transactionIdentifier)
+            XCTAssertEqual(fetched, expected, name)
+        }
+
+        // The first transaction's row spoilt from outside: reading it is an error that names it.
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE _objectgraph_history SET \"timestamp\" = 'noon' WHERE \"transaction\" = ?", arguments: [first])
+        }
+        XCTAssertThrowsError(try history(context)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .storeFailure, "\(error)")
+            XCTAssertTrue("\(error)".contains("transaction \(first)"), "\(error)")
+        }
+        XCTAssertEqual(try history(context, after: token).map(\.transactionIdentifier), all[2...].map(\.transactionIdentifier),
+                       "the transactions after the token are read without the first")
+        let noStart = #Predicate<DefaultHistoryTransaction> { $0.token > token || $0.author != nil }
+        XCTAssertThrowsError(try context.fetchHistory(HistoryDescriptor(predicate: noStart)), "a predicate that says no start reads them all")
+    }
+
+    /// A history row whose changes are not text (written from outside ObjectGraph) is an error where
+    /// it is read, and makes another process's look drop everything it kept; nothing stops.
+    func testChangesThatAreNotTextAreAnError() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        context.insert(HistoryTrail(name: "Ridge", length: 12))
+        try context.save()
+        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1])
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE \"HistoryTrail\" SET \"length\" = 5")
+            try db.execute(sql: "UPDATE _objectgraph_history SET changes = x'ff00fe'")
+        }
+        XCTAssertThrowsError(try history(context)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .storeFailure, "\(error)")
+        }
+        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [5: 1], "the outside write is seen")
+    }
+
     /// Another process's saves are what history is for: a second container on the same file
     /// stands in for it.
     func testAnotherContainerReadsTheHistoryOfTheStore() throws {

@@ -12,8 +12,9 @@ extension ModelContext {
     ///
     /// Changes to entities the current schema no longer has are left out of their transactions.
     /// The predicate is tested in memory, on every transaction kept (what each changed is read only
-    /// if the predicate asks, or for the transactions returned): `deleteHistory(_:)` keeps the
-    /// history short.
+    /// if the predicate asks, or for the transactions returned), but for a comparison of the token
+    /// or the transaction identifier with a value (alone, or a part of `&&`), which the store reads
+    /// from its start: `deleteHistory(_:)` keeps the history short.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         let transactions = try historyTransactions(matching: descriptor)
         // A record that cannot be read is the fetch's error, not a transaction that changed nothing.
@@ -38,7 +39,9 @@ extension ModelContext {
                 .invalidTransactionFetchRequest,
                 "ObjectGraph's store records DefaultHistoryTransaction; \(T.self) is not one")
         }
-        let entries = try store.read { db in try HistoryLog.entries(in: db) }
+        // Where the predicate says which transactions it can select start, only those are read.
+        let least = HistoryPredicateBound.leastTransaction(descriptor.predicate, in: store.identifier)
+        let entries = try store.read { db in try HistoryLog.entries(from: least, in: db) }
         var transactions: [T] = []
         for entry in entries {
             let transaction = historyTransaction(entry)

@@ -392,7 +392,7 @@ final class AggregateCache: @unchecked Sendable {
     /// the save went unnoticed: the next look read only the save's own transaction in the history.
     func catchUp(in db: Database, reading read: (Int64) -> RecordedWrites?) throws {
         guard storePath != nil else { return }
-        let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
         let (knownVersion, seen) = lock.withLock { (writerDataVersion, newestTransactionSeen) }
         guard version == nil || version != knownVersion else { return }
         let recorded = seen.flatMap(read)

@@ -230,15 +230,30 @@ enum HistoryLog {
         let changes: String
     }
 
-    /// Every recorded transaction, oldest first. A store made before ObjectGraph kept history has none.
-    static func entries(in db: Database) throws -> [Entry] {
+    /// The recorded transactions from `least` on, oldest first. A store made before ObjectGraph kept
+    /// history has none. A row whose values are not of their columns' kinds (written from outside
+    /// ObjectGraph) is an error that names the transaction.
+    static func entries(from least: Int64, in db: Database) throws -> [Entry] {
         guard try db.tableExists(table) else { return [] }
         return try Row.fetchAll(db, sql: """
             SELECT "transaction", "timestamp", "author", "bundle", "process", "changes"
-            FROM \(table.quotedIdentifier) ORDER BY "transaction"
-            """).map { row in
-            Entry(transaction: row[0], timestamp: Date(timeIntervalSince1970: row[1]), author: row[2],
-                  bundle: row[3], process: row[4], changes: row[5])
+            FROM \(table.quotedIdentifier) WHERE "transaction" >= ? ORDER BY "transaction"
+            """, arguments: [least]).map { row in
+            let transaction: Int64 = row[0]
+            return try readable(transaction) {
+                Entry(transaction: transaction, timestamp: Date(timeIntervalSince1970: try row.decode(atIndex: 1)),
+                      author: try row.decode(atIndex: 2), bundle: try row.decode(atIndex: 3),
+                      process: try row.decode(atIndex: 4), changes: try row.decode(atIndex: 5))
+            }
+        }
+    }
+
+    /// `read()`, or a `.storeFailure` that names the transaction whose row could not be read.
+    private static func readable<T>(_ transaction: Int64, _ read: () throws -> T) throws -> T {
+        do {
+            return try read()
+        } catch {
+            throw SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(error)")
         }
     }
 
@@ -260,7 +275,7 @@ enum HistoryLog {
             let number: Int64 = row[0]
             if number != newest + 1 { complete = false }
             newest = number
-            runs += try decode(row[1], transaction: newest)
+            runs += try decode(try readable(number) { try row.decode(String.self, atIndex: 1) }, transaction: number)
         }
         return (runs, newest, complete)
     }
