@@ -36,6 +36,8 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, Localiz
         public static let migrationFailure = Code(rawValue: "migrationFailure")
         /// `fetchHistory(_:)` or `deleteHistory(_:)` asked for a kind of transaction the store does not record.
         public static let invalidTransactionFetchRequest = Code(rawValue: "invalidTransactionFetchRequest")
+        /// `fetchHistory(_:)` was asked for the transactions after a token, and some of them were deleted.
+        public static let historyTokenExpired = Code(rawValue: "historyTokenExpired")
         /// A backup of the store could not be written.
         public static let backupFailure = Code(rawValue: "backupFailure")
     }

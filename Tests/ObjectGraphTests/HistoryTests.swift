@@ -418,6 +418,47 @@ final class HistoryTests: StoreTestCase {
         XCTAssertThrowsError(try context.fetchHistory(HistoryDescriptor(predicate: noStart)), "a predicate that says no start reads them all")
     }
 
+    /// SwiftData: fetching deleted history throws `historyTokenExpired`. A reader whose token is
+    /// older than what was deleted learns that it missed changes, instead of reading on as if it had not.
+    func testTransactionsAfterATokenThatWereDeletedAreAnExpiredToken() throws {
+        let context = ModelContext(try container())
+        for name in ["A", "B", "C", "D"] {
+            context.insert(HistoryTrail(name: name, length: 1))
+            try context.save()
+        }
+        let all = try history(context)
+        guard all.count == 4 else { return XCTFail("expected 4 transactions, got \(all.count)") }
+        let (first, second, last) = (all[0].token, all[1].token, all[3].token)
+        let secondNumber = all[1].transactionIdentifier
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= second }))
+
+        func assertExpired(_ predicate: Predicate<DefaultHistoryTransaction>, _ message: String, line: UInt = #line) {
+            XCTAssertThrowsError(try context.fetchHistory(HistoryDescriptor(predicate: predicate)), message, line: line) { error in
+                XCTAssertEqual((error as? SwiftDataError)?.code, .historyTokenExpired, "\(error)", line: line)
+            }
+        }
+        assertExpired(#Predicate { $0.token > first }, "the second transaction, after the token, is gone")
+        assertExpired(#Predicate { $0.token > first && $0.author == nil }, "whatever else the predicate asks")
+        assertExpired(#Predicate { $0.token >= second }, "from a deleted transaction on")
+        XCTAssertEqual(try history(context, after: second).map(\.token), [all[2].token, last], "the reader had seen the second")
+        XCTAssertEqual(try history(context, after: last).count, 0, "nothing new")
+        typealias Transactions = HistoryDescriptor<DefaultHistoryTransaction>
+        XCTAssertEqual(try context.fetchHistory(Transactions(predicate: #Predicate { $0.transactionIdentifier >= secondNumber })).count,
+                       2, "a number is not a reader's token")
+        let otherStore = DefaultHistoryToken(storeIdentifier: "another store", transaction: 1)
+        XCTAssertEqual(try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > otherStore })).count,
+                       try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > otherStore && $0.author == nil })).count,
+                       "another store's token says nothing of this one's numbers")
+        XCTAssertNoThrow(try context.deleteHistory(Transactions(predicate: #Predicate { $0.token > first })), "deleting is not reading")
+
+        // All deleted: a token with nothing given after it still reads nothing new; one more save, deleted, expires it.
+        XCTAssertEqual(try history(context, after: last).count, 0)
+        context.insert(HistoryTrail(name: "E", length: 1))
+        try context.save()
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        assertExpired(#Predicate { $0.token > last }, "the fifth transaction was given and deleted")
+    }
+
     /// A history row whose changes are not text (written from outside ObjectGraph) is an error where
     /// it is read, and makes another process's look drop everything it kept; nothing stops.
     func testChangesThatAreNotTextAreAnError() throws {

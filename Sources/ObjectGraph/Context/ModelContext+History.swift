@@ -15,8 +15,12 @@ extension ModelContext {
     /// if the predicate asks, or for the transactions returned), but for a comparison of the token
     /// or the transaction identifier with a value (alone, or a part of `&&`), which the store reads
     /// from its start: `deleteHistory(_:)` keeps the history short.
+    ///
+    /// A predicate that asks for the transactions after a token (`$0.token > token`, alone or a part
+    /// of `&&`) throws `SwiftDataError.historyTokenExpired` when some of them were deleted: the
+    /// reader missed changes, and should read the models afresh and keep a new token.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
-        let transactions = try historyTransactions(matching: descriptor)
+        let transactions = try historyTransactions(matching: descriptor, refusingAnExpiredToken: true)
         // A record that cannot be read is the fetch's error, not a transaction that changed nothing.
         for case let transaction as DefaultHistoryTransaction in transactions { _ = try transaction.recordedChanges.decoded() }
         return transactions
@@ -27,21 +31,34 @@ extension ModelContext {
     /// later transactions keep their tokens. A predicate on the token or the time reads none of the
     /// changes (an old record that cannot be read is deleted like any other).
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
-        let transactions = try historyTransactions(matching: descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier }
+        let transactions = try historyTransactions(matching: descriptor, refusingAnExpiredToken: false).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier }
         try store.requireNoReadTransaction("deleteHistory(_:)")
         try store.writer.write { db in try HistoryLog.delete(transactions: transactions, in: db) }
     }
 
     /// The transactions a descriptor selects, in its order, their changes not yet decoded.
-    private func historyTransactions<T: HistoryTransaction>(matching descriptor: HistoryDescriptor<T>) throws -> [T] {
+    private func historyTransactions<T: HistoryTransaction>(
+        matching descriptor: HistoryDescriptor<T>, refusingAnExpiredToken: Bool
+    ) throws -> [T] {
         guard T.self == DefaultHistoryTransaction.self else {
             throw SwiftDataError(
                 .invalidTransactionFetchRequest,
                 "ObjectGraph's store records DefaultHistoryTransaction; \(T.self) is not one")
         }
         // Where the predicate says which transactions it can select start, only those are read.
-        let least = HistoryPredicateBound.leastTransaction(descriptor.predicate, in: store.identifier)
-        let entries = try store.read { db in try HistoryLog.entries(from: least, in: db) }
+        let start = HistoryPredicateBound.start(descriptor.predicate, in: store.identifier)
+        let (entries, newestGiven) = try store.read { db in
+            (try HistoryLog.entries(from: start.transaction, in: db), try HistoryLog.newestNumberGiven(in: db))
+        }
+        // Numbers are given one after another (a save that rolls back takes its number back), so
+        // a first transaction later than the token's next, or none where numbers were given past the
+        // token, means some after it were deleted.
+        if refusingAnExpiredToken, start.isFromToken, start.transaction <= newestGiven,
+           entries.first?.transaction != start.transaction {
+            throw SwiftDataError(
+                .historyTokenExpired,
+                "transactions after the token were deleted (\(start.transaction) the first of them); read the models afresh and keep a new token")
+        }
         var transactions: [T] = []
         for entry in entries {
             let transaction = historyTransaction(entry)

@@ -280,6 +280,12 @@ enum HistoryLog {
         return (runs, newest, complete)
     }
 
+    /// The newest transaction number ever given, deleted or not, 0 for none: `AUTOINCREMENT` keeps it.
+    static func newestNumberGiven(in db: Database) throws -> Int64 {
+        guard try db.tableExists(table) else { return 0 }
+        return try Int64.fetchOne(db, sql: "SELECT \"seq\" FROM sqlite_sequence WHERE \"name\" = ?", arguments: [table]) ?? 0
+    }
+
     /// The newest transaction recorded, 0 for none.
     static func newestTransaction(in db: Database) throws -> Int64 {
         guard try db.tableExists(table) else { return 0 }
