@@ -333,6 +333,16 @@ final class HistoryTests: StoreTestCase {
         context.insert(HistoryTrail(name: "Lake", length: 4))
         try context.save()
         XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1, 4: 1])
+
+        // Changes that are not even text: the same, where they are read and for what was kept.
+        try DatabaseQueue(path: storeURL.path).write { db in
+            try db.execute(sql: "UPDATE \"HistoryTrail\" SET \"length\" = 5")
+            try db.execute(sql: "UPDATE _objectgraph_history SET changes = x'ff00fe'")
+        }
+        XCTAssertThrowsError(try history(context)) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .storeFailure, "\(error)")
+        }
+        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [5: 2], "the outside write is seen")
     }
 
     /// A predicate on the token, the time or the author reads no transaction's changes: old history
@@ -457,24 +467,6 @@ final class HistoryTests: StoreTestCase {
         try context.save()
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         assertExpired(#Predicate { $0.token > last }, "the fifth transaction was given and deleted")
-    }
-
-    /// A history row whose changes are not text (written from outside ObjectGraph) is an error where
-    /// it is read, and makes another process's look drop everything it kept; nothing stops.
-    func testChangesThatAreNotTextAreAnError() throws {
-        let container = try container()
-        let context = ModelContext(container)
-        context.insert(HistoryTrail(name: "Ridge", length: 12))
-        try context.save()
-        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [12: 1])
-        try DatabaseQueue(path: storeURL.path).write { db in
-            try db.execute(sql: "UPDATE \"HistoryTrail\" SET \"length\" = 5")
-            try db.execute(sql: "UPDATE _objectgraph_history SET changes = x'ff00fe'")
-        }
-        XCTAssertThrowsError(try history(context)) { error in
-            XCTAssertEqual((error as? SwiftDataError)?.code, .storeFailure, "\(error)")
-        }
-        XCTAssertEqual(try context.counts(of: \HistoryTrail.length), [5: 1], "the outside write is seen")
     }
 
     /// Another process's saves are what history is for: a second container on the same file
