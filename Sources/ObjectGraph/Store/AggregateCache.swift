@@ -392,11 +392,16 @@ final class AggregateCache: @unchecked Sendable {
     /// the save went unnoticed: the next look read only the save's own transaction in the history.
     func catchUp(in db: Database, reading read: (Int64) -> RecordedWrites?) throws {
         guard storePath != nil else { return }
-        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        let version = try Self.dataVersion(in: db)
         let (knownVersion, seen) = lock.withLock { (writerDataVersion, newestTransactionSeen) }
         guard version == nil || version != knownVersion else { return }
         let recorded = seen.flatMap(read)
         lock.withLock { _ = followCommits(to: version, recorded: recorded, readAfter: knownVersion) }
+    }
+
+    /// The connection's `PRAGMA data_version`: it moves when another connection commits.
+    static func dataVersion(in db: Database) throws -> Int? {
+        try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
     }
 
     /// Notes a transaction of this store's own save, once it committed: the save dropped, or brought

@@ -187,10 +187,13 @@ enum HistoryLog {
         }
     }
 
+    /// The error of a transaction's row that cannot be read, and why.
+    private static func unreadable(_ transaction: Int64, _ why: String) -> SwiftDataError {
+        SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(why)")
+    }
+
     static func decode(_ text: String, transaction: Int64) throws -> [Run] {
-        func unreadable(_ why: String) -> SwiftDataError {
-            SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(why)")
-        }
+        func unreadable(_ why: String) -> SwiftDataError { Self.unreadable(transaction, why) }
         func names(_ field: Substring) -> [String] {
             field.isEmpty ? [] : field.split(separator: ",").map(String.init)
         }
@@ -253,7 +256,7 @@ enum HistoryLog {
         do {
             return try read()
         } catch {
-            throw SwiftDataError(.storeFailure, "the history of transaction \(transaction) cannot be read: \(error)")
+            throw unreadable(transaction, "\(error)")
         }
     }
 

@@ -111,7 +111,7 @@ final class SQLiteStore: @unchecked Sendable {
             storePath: configuration.isStoredInMemoryOnly ? nil : configuration.url.path,
             rowBudget: configuration.fetchedRowCacheBytes,
             readWriterDataVersion: {
-                try? writerForVersion.writeWithoutTransaction { try Int.fetchOne($0.cachedStatement(sql: "PRAGMA data_version")) }
+                try? writerForVersion.writeWithoutTransaction { try AggregateCache.dataVersion(in: $0) }
             })
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: writer)
         // Another process's saves are read from the history from here on (see `AggregateCache`).
