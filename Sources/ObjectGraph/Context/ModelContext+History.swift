@@ -47,14 +47,15 @@ extension ModelContext {
         }
         // Where the predicate says which transactions it can select start, only those are read.
         let start = HistoryPredicateBound.start(descriptor.predicate, in: store.identifier)
+        // The newest number given is read only where a token is to be checked.
+        let checksToken = refusingAnExpiredToken && start.isFromToken
         let (entries, newestGiven) = try store.read { db in
-            (try HistoryLog.entries(from: start.transaction, in: db), try HistoryLog.newestNumberGiven(in: db))
+            (try HistoryLog.entries(from: start.transaction, in: db), checksToken ? try HistoryLog.newestNumberGiven(in: db) : 0)
         }
         // Numbers are given one after another (a save that rolls back takes its number back), so
         // a first transaction later than the token's next, or none where numbers were given past the
         // token, means some after it were deleted.
-        if refusingAnExpiredToken, start.isFromToken, start.transaction <= newestGiven,
-           entries.first?.transaction != start.transaction {
+        if checksToken, start.transaction <= newestGiven, entries.first?.transaction != start.transaction {
             throw SwiftDataError(
                 .historyTokenExpired,
                 "transactions after the token were deleted (\(start.transaction) the first of them); read the models afresh and keep a new token")
