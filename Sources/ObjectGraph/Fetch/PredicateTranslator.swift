@@ -305,6 +305,12 @@ final class PredicateTranslation {
         if slot.isExternalStorage {
             throw unsupported(node, detail: "\(layout.name).\(slot.name) uses external storage and cannot be filtered on")
         }
+        if slot.isOpaqueCodable {
+            // As in SwiftData: the column is the value's JSON text, and an operator on it (an order,
+            // a substring, a member) would read the text, not the value.
+            throw unsupported(node, detail: "\(layout.name).\(slot.name) is stored with @Attribute(.codable), as an opaque value, "
+                + "and cannot be filtered on; without .codable it can be")
+        }
         return .value(column(slot.name, of: reference), codec: codec)
     }
 

@@ -11,7 +11,8 @@ import Foundation
 enum SortKeyPathResolver {
     static func orderTerm(for keyPath: AnyKeyPath, in layout: EntityLayout, alias: String = RowQuery.alias) -> String? {
         if let slot = layout.slot(for: keyPath), slot.isColumn {
-            return "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
+            // `@Attribute(.codable)`: its JSON text does not sort as its values do.
+            return slot.isOpaqueCodable ? nil : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
         }
         let description = String(describing: keyPath)
         return resolve(components: description, in: layout, keyExpression: nil, alias: alias, depth: 0)
@@ -29,7 +30,7 @@ enum SortKeyPathResolver {
             if rest.hasPrefix("?") { rest = rest.dropFirst() }
             let column = columnExpression(slot.name, in: layout, keyExpression: keyExpression, alias: alias, depth: depth)
             if rest.isEmpty {
-                return slot.isColumn || slot.isForeignKey ? column : nil
+                return (slot.isColumn && !slot.isOpaqueCodable) || slot.isForeignKey ? column : nil
             }
             guard rest.hasPrefix(".") else { continue }
             let remainder = String(rest.dropFirst())

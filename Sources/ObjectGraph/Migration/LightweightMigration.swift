@@ -136,9 +136,19 @@ struct LightweightMigration {
             return
         }
         guard source.kind == "attribute" else { throw unsafe(layout, slot, "changes from a relationship to an attribute") }
+        let wasOpaque = source.options.contains(Schema.Attribute.Option.codable.description)
+        // `.codable` before and after: JSON text either way, which the new type decodes when read
+        // (SwiftData's option asks for no migration stage on a change of type either).
+        if wasOpaque && slot.isOpaqueCodable { return }
         let newType = StoredSchema.Property.unwrapped("\(slot.valueType)")
         guard newType == source.baseType else {
             throw unsafe(layout, slot, "changes type from \(source.baseType) to \(newType): write a custom migration stage")
+        }
+        if wasOpaque != slot.isOpaqueCodable, AttributeCodec.make(for: slot.valueType)?.storesJSON != true {
+            // A type with a column type of its own (a number, a text, an enum's raw value) is stored
+            // as that without `.codable`, and as JSON text with it: the column's values would not read.
+            throw unsafe(layout, slot, "\(wasOpaque ? "drops" : "adds") @Attribute(.codable), which changes how \(newType) is stored: "
+                + "write a custom migration stage")
         }
     }
 

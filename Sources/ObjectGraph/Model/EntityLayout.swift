@@ -57,7 +57,7 @@ final class PropertySlot: @unchecked Sendable {
         self.relationship = nil
         if attribute.isTransient {
             self.codec = nil
-        } else if let codec = AttributeCodec.make(for: valueType) {
+        } else if let codec = AttributeCodec.make(for: valueType, opaque: attribute.isOpaqueCodable) {
             self.codec = codec
         } else {
             self.codec = nil
@@ -74,6 +74,8 @@ final class PropertySlot: @unchecked Sendable {
     /// both): its column has a unique index, and an insert that matches a saved row takes it over.
     var isUnique: Bool { attribute?.isUnique ?? (relationship.map { $0.isToOneRelationship && $0.isUnique } ?? false) }
     var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
+    /// `@Attribute(.codable)`: stored as JSON text that predicates and sorts do not read.
+    var isOpaqueCodable: Bool { attribute?.isOpaqueCodable ?? false }
 }
 
 /// How one column of a fetched row becomes its slot's value, worked out once per entity: reading a

@@ -34,6 +34,8 @@ extension Schema {
         public var isOptional: Bool { valueType is any _OptionalValue.Type }
         public var isUnique: Bool { options.contains(.unique) }
         public var isExternalStorage: Bool { options.contains(.externalStorage) }
+        /// Stored as its `Codable` representation, opaque to predicates and sorts (`.codable`).
+        var isOpaqueCodable: Bool { options.contains(.codable) }
         public var description: String { "Attribute \(name): \(valueType)\(options.isEmpty ? "" : " \(options)")" }
 
         public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
@@ -56,12 +58,19 @@ extension Schema {
             public static let transient = Option(name: "transient")
             /// Changes are tracked but the value is not persisted (SwiftData's name for transient).
             public static let ephemeral = Option(name: "ephemeral")
-            /// Kept for source compatibility; ObjectGraph stores the value as usual.
+            /// The value (a `String`) is indexed for full-text search: `ModelContext.search` finds and
+            /// ranks models by it. (SwiftData hands it to Spotlight, which Linux does not have.)
             public static let spotlight = Option(name: "spotlight")
             /// Kept for source compatibility; ObjectGraph has no cloud store.
             public static let allowsCloudEncryption = Option(name: "allowsCloudEncryption")
-            /// Kept for source compatibility; ObjectGraph keeps no persistent history yet.
+            /// The value is kept in the persistent history when the model is deleted: read it back as
+            /// `HistoryDelete.tombstone[\.property]`.
             public static let preserveValueOnDeletion = Option(name: "preserveValueOnDeletion")
+            /// The value's `Codable` representation is stored as one opaque value (JSON text), whatever
+            /// the type, as SwiftData's option (2026) does: predicates and sort descriptors cannot read
+            /// it (`unsupportedPredicate`, `unsupportedSortDescriptor`), and a change of its type needs
+            /// no migration stage, as long as the stored values still decode as the new type.
+            public static let codable = Option(name: "codable")
         }
     }
 

@@ -13,10 +13,14 @@ struct AttributeCodec: @unchecked Sendable {
     let encode: (Any) throws -> DatabaseValue
     /// Column value to Swift value of the property's exact type, boxed in `Any`.
     let decode: (DatabaseValue) throws -> Any
+    /// Whether the column holds the value's JSON text (`jsonCodec`), rather than a scalar.
+    var storesJSON = false
 
-    static func make(for type: Any.Type) -> AttributeCodec? {
+    /// The codec of a value of `type`; with `opaque` (`@Attribute(.codable)`), always its JSON text,
+    /// even for a type that has a column type of its own. Nil for a type that cannot be stored.
+    static func make(for type: Any.Type, opaque: Bool = false) -> AttributeCodec? {
         if let optional = type as? any _OptionalValue.Type {
-            guard let wrapped = make(for: optional.wrappedType), !wrapped.isOptional else { return nil }
+            guard let wrapped = make(for: optional.wrappedType, opaque: opaque), !wrapped.isOptional else { return nil }
             return AttributeCodec(
                 columnType: wrapped.columnType,
                 isOptional: true,
@@ -29,8 +33,12 @@ struct AttributeCodec: @unchecked Sendable {
                 },
                 decode: { stored in
                     stored.isNull ? optional.wrapping(nil) : optional.wrapping(try wrapped.decode(stored))
-                }
+                },
+                storesJSON: wrapped.storesJSON
             )
+        }
+        if opaque {
+            return (type as? any Codable.Type).map { jsonCodec($0) }
         }
         if let codec = specializedScalarCodec(for: type) { return codec }
         if let scalar = type as? any StorableScalar.Type { return scalarCodec(scalar) }
@@ -142,7 +150,8 @@ struct AttributeCodec: @unchecked Sendable {
                 } catch {
                     throw SwiftDataError.unreadableValue(text, as: T.self)
                 }
-            }
+            },
+            storesJSON: true
         )
     }
 }
