@@ -146,12 +146,12 @@ final class CodableOptionTests: StoreTestCase {
         XCTAssertEqual(rows.count, 2)
         let ada = rows[0]
         // The number and the enum are JSON text with `.codable`, their own column types without it.
-        XCTAssertEqual(ada["rankType"] as String, "text")
-        XCTAssertEqual(ada["rank"] as String, "3")
-        XCTAssertEqual(ada["plainType"] as String, "integer")
-        XCTAssertEqual(ada["mood"] as String, "\"busy\"")
-        XCTAssertEqual(ada["address"] as String, #"{"city":"London","street":"1 Analytical Way"}"#)
-        XCTAssertEqual(ada["nicknames"] as String, #"["Countess","Enchantress of \"Numbers\""]"#)
+        XCTAssertEqual(ada["rankType"] as DatabaseValue, "text".databaseValue)
+        XCTAssertEqual(ada["rank"] as DatabaseValue, "3".databaseValue)
+        XCTAssertEqual(ada["plainType"] as DatabaseValue, "integer".databaseValue)
+        XCTAssertEqual(ada["mood"] as DatabaseValue, "\"busy\"".databaseValue)
+        XCTAssertEqual(ada["address"] as DatabaseValue, #"{"city":"London","street":"1 Analytical Way"}"#.databaseValue)
+        XCTAssertEqual(ada["nicknames"] as DatabaseValue, #"["Countess","Enchantress of \"Numbers\""]"#.databaseValue)
         XCTAssertTrue((rows[1]["mood"] as DatabaseValue).isNull, "nil is NULL, not the text null")
 
         let context = ModelContext(try container(ContactsV1.self))
@@ -167,7 +167,7 @@ final class CodableOptionTests: StoreTestCase {
         XCTAssertTrue(model.hasChanges)
         try context.save()
         let edited = try rawRows("SELECT rank, mood FROM Contact WHERE name = 'Ada'")[0]
-        XCTAssertEqual(edited["rank"] as String, "4")
+        XCTAssertEqual(edited["rank"] as DatabaseValue, "4".databaseValue)
         XCTAssertTrue((edited["mood"] as DatabaseValue).isNull)
         model.address = StreetAddress(street: "1 Analytical Way", city: "London")
         XCTAssertFalse(model.hasChanges, "the same value encodes to the same text")
@@ -220,8 +220,8 @@ final class CodableOptionTests: StoreTestCase {
         contacts[1].rank = 12.5
         try context.save()
         let grace = try rawRows("SELECT address, rank FROM Contact WHERE name = 'Grace'")[0]
-        XCTAssertEqual(grace["address"] as String, #"{"city":"Arlington","postcode":"22201","street":"2 Compiler Rd"}"#)
-        XCTAssertEqual(grace["rank"] as String, "12.5")
+        XCTAssertEqual(grace["address"] as DatabaseValue, #"{"city":"Arlington","postcode":"22201","street":"2 Compiler Rd"}"#.databaseValue)
+        XCTAssertEqual(grace["rank"] as DatabaseValue, "12.5".databaseValue)
     }
 
     /// Adding `.codable` to a struct keeps its JSON text as it is; adding it to a number would leave
