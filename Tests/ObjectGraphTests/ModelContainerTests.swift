@@ -40,6 +40,20 @@ final class ModelContainerTests: StoreTestCase {
         XCTAssertTrue(schema.contains("unique"), schema)
     }
 
+    /// A configuration's store identifier is the one its models' identifiers carry, found by the
+    /// configuration's name (SwiftData, 2026).
+    func testTheStoreIdentifierIsFoundByItsConfigurationsName() throws {
+        let container = try ModelContainer(
+            for: Schema([Label.self]), configurations: ModelConfiguration("labels", url: storeURL))
+        let context = ModelContext(container)
+        let label = Label(name: "urgent")
+        context.insert(label)
+        try context.save()
+        let identifier = try XCTUnwrap(container.storeIdentifier(forConfigurationNamed: "labels"))
+        XCTAssertEqual(identifier, label.persistentModelID.storeIdentifier)
+        XCTAssertNil(container.storeIdentifier(forConfigurationNamed: "other"))
+    }
+
     func testAContainerThatDoesNotAllowSavingRefusesToSave() throws {
         do {
             let context = ModelContext(try makeContainer(Note.self))

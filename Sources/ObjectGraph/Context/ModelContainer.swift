@@ -73,6 +73,13 @@ public final class ModelContainer: @unchecked Sendable {
     /// The configuration of the container's store.
     public var configuration: ModelConfiguration { store.configuration }
 
+    /// The identifier of the store opened for the configuration named `name` (the `storeIdentifier`
+    /// of its models' identifiers and history transactions), or nil when no configuration has that
+    /// name. As in SwiftData (2026); a container here has one configuration.
+    public func storeIdentifier(forConfigurationNamed name: String) -> String? {
+        store.configuration.name == name ? store.identifier : nil
+    }
+
     /// The context of the main actor, with autosave on: changes made in it are saved shortly after,
     /// and at the latest when the container is released.
     @MainActor
