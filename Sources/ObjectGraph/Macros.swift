@@ -60,6 +60,15 @@ public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "Tr
 @freestanding(declaration, names: named(_objectGraphIndexes))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "ObjectGraphMacros", type: "IndexMacro")
 
+/// SwiftData's typed form of `#Index`: `#Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]))`.
+///
+/// A `.binary` index is the same as the array form. An `.rtree` index is made as an ordinary
+/// (B-tree) index on the same columns, which SQLite uses for a range of the first and filters the
+/// rest by: SQLite's R*Tree is a virtual table of its own that every query would have to join, and
+/// ObjectGraph does not keep one, so a query for a box of coordinates is correct but not spatial.
+@freestanding(declaration, names: named(_objectGraphIndexes))
+public macro Index<T>(_ indices: Schema.Index<T>.Types<T>...) = #externalMacro(module: "ObjectGraphMacros", type: "IndexMacro")
+
 /// Declares which properties no two models of a type share, as SwiftData's `#Unique` does: each
 /// array is one constraint, and a constraint of several properties is met by their values together.
 ///

@@ -118,7 +118,7 @@ enum KeyPathListMacro: String {
         var elements: [String] = []
         var valid = true
         for argument in node.arguments {
-            guard let array = argument.expression.as(ArrayExprSyntax.self) else {
+            guard let array = keyPathArray(in: argument.expression) else {
                 diagnose(.notAnArray, at: argument.expression)
                 valid = false
                 continue
@@ -143,6 +143,20 @@ enum KeyPathListMacro: String {
             }
             """,
         ]
+    }
+
+    /// The array of key paths an argument declares: the argument itself, or for `#Index` also the
+    /// array inside SwiftData's typed form, `.binary([\.a])` or `.rtree([\.a, \.b])` (both made
+    /// as one ordinary index, see `Index` in ObjectGraph's `Macros.swift`).
+    private func keyPathArray(in expression: ExprSyntax) -> ArrayExprSyntax? {
+        if let array = expression.as(ArrayExprSyntax.self) { return array }
+        guard self == .index, let call = expression.as(FunctionCallExprSyntax.self),
+              let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+              member.base == nil || member.base?.trimmedDescription.hasSuffix("Types") == true,
+              ["binary", "rtree"].contains(member.declName.baseName.text),
+              call.arguments.count == 1, let only = call.arguments.first, only.label == nil
+        else { return nil }
+        return only.expression.as(ArrayExprSyntax.self)
     }
 
     /// `Snippet`, `Module.Snippet` and `Outer.Snippet` all name a class declared as `Snippet`.

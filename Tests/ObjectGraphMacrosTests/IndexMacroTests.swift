@@ -32,6 +32,47 @@ final class IndexMacroTests: XCTestCase {
         )
     }
 
+    /// SwiftData's typed form: the arrays inside `.binary(…)` and `.rtree(…)` are the indexes.
+    func testTheTypedFormBecomesTheSameKeyPathLists() {
+        assertMacroExpansion(
+            #"""
+            final class Place {
+                #Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]), Schema.Index<Place>.Types.binary([\.visitedAt]))
+            }
+            """#,
+            expandedSource: #"""
+                final class Place {
+                    static var _objectGraphIndexes: [[AnyKeyPath]] {
+                        let indices: [[PartialKeyPath<Place>]] = [
+                        [\.name],
+                        [\.latitude, \.longitude],
+                        [\.visitedAt]
+                        ]
+                        return indices
+                    }
+                }
+                """#,
+            macroSpecs: testMacroSpecs
+        )
+    }
+
+    /// `#Unique` has no typed form: only arrays.
+    func testUniqueRefusesTheTypedForm() {
+        assertMacroExpansion(
+            #"""
+            final class Place {
+                #Unique<Place>(.binary([\.name]))
+            }
+            """#,
+            expandedSource: #"""
+                final class Place {
+                }
+                """#,
+            diagnostics: [DiagnosticSpec(message: #"each constraint of #Unique is an array of key paths: write [\.title], or [\.a, \.b] for a combination that is unique"#, line: 2, column: 20)],
+            macroSpecs: testMacroSpecs
+        )
+    }
+
     /// The member satisfies a requirement of a public protocol, so a public model needs it public.
     func testPublicModelGetsAPublicMember() {
         assertMacroExpansion(

@@ -55,6 +55,22 @@ enum IndexedJots {
     }
 }
 
+/// SwiftData's typed form of `#Index`: `.binary` as the array form, `.rtree` as an ordinary index too.
+enum TypedIndexPlaces {
+    @Model final class Place {
+        #Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]), Schema.Index<Place>.Types.binary([\.visitedAt]))
+        var name: String = ""
+        var latitude: Double = 0
+        var longitude: Double = 0
+        var visitedAt: Date?
+        init(name: String, latitude: Double, longitude: Double) {
+            self.name = name
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+    }
+}
+
 /// A later version that renames an attribute, which rebuilds the table, and indexes the renamed one.
 enum RenamedIndexedJots {
     @Model final class Jot {
@@ -204,6 +220,30 @@ final class IndexTests: StoreTestCase {
         XCTAssertEqual(Schema([IndexedJots.Jot.self]).entitiesByName["Jot"]?.indices,
                        [["updatedAt"], ["deletedAt", "tray"], ["title"]])
         XCTAssertEqual(Schema([IndexedJots.Jot.self]).entitiesByName["Tray"]?.indices, [])
+    }
+
+    /// Code written for SwiftData's typed `#Index` compiles and gets its indexes; a box of
+    /// coordinates is found through the `.rtree` one (an ordinary index here, see `#Index`).
+    func testTheTypedFormOfIndexMakesTheSameIndexes() throws {
+        let container = try open(TypedIndexPlaces.Place.self)
+        XCTAssertEqual(try declaredIndexes(on: "Place"), [
+            "Place_name_index": ["name"],
+            "Place_latitude_longitude_index": ["latitude", "longitude"],
+            "Place_visitedAt_index": ["visitedAt"],
+        ])
+        let context = ModelContext(container)
+        for (name, latitude, longitude) in [("Lisbon", 38.72, -9.14), ("Porto", 41.15, -8.61), ("Oslo", 59.91, 10.75)] {
+            context.insert(TypedIndexPlaces.Place(name: name, latitude: latitude, longitude: longitude))
+        }
+        try context.save()
+        let (south, north, west, east): (Double, Double, Double, Double) = (36, 44, -10, 3)
+        let box = #Predicate<TypedIndexPlaces.Place> {
+            $0.latitude > south && $0.latitude < north && $0.longitude > west && $0.longitude < east
+        }
+        let inIberia = try context.fetch(FetchDescriptor(predicate: box, sortBy: [SortDescriptor(\TypedIndexPlaces.Place.name)]))
+        XCTAssertEqual(inIberia.map(\.name), ["Lisbon", "Porto"])
+        let plan = try queryPlan(of: "SELECT name FROM \"Place\" WHERE latitude > 36 AND latitude < 44 AND longitude > -10 AND longitude < 3")
+        XCTAssertTrue(plan.contains("Place_latitude_longitude_index"), plan)
     }
 
     /// `persistentModelID` names the row's key: such an index is a narrow copy of a few columns,

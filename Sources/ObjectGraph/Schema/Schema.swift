@@ -77,6 +77,18 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
 }
 
 extension Schema {
+    /// The indexes of a model type, in the form SwiftData's typed `#Index` declares them. Only its
+    /// `Types` are used: the macro reads the key paths out of them when it expands.
+    public struct Index<Model> {
+        /// One index of `#Index<Model>(.binary([\.a]), .rtree([\.b, \.c]))`.
+        public enum Types<Root> {
+            /// An ordinary index, as the array form of `#Index` declares.
+            case binary([PartialKeyPath<Root>])
+            /// SwiftData's R-tree index, made here as an ordinary index on the same columns (see `#Index`).
+            case rtree([PartialKeyPath<Root>])
+        }
+    }
+
     /// A semantic version of a schema, as in SwiftData's `Schema.Version(1, 2, 0)`.
     public struct Version: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
         public let major: Int
