@@ -139,6 +139,23 @@ final class HistoryTests: StoreTestCase {
         }
     }
 
+    /// A context's editing state carries its author both ways, and is the context's own.
+    func testTheEditingStateIsTheContextsAuthorAndIdentity() throws {
+        let container = try container()
+        let importer = ModelContext(container), other = ModelContext(container)
+        XCTAssertNil(importer.editingState.author)
+        XCTAssertNotEqual(importer.editingState.id, other.editingState.id)
+        let identity = importer.editingState.id
+        importer.editingState.author = "importer"
+        XCTAssertEqual(importer.author, "importer")
+        XCTAssertEqual(importer.editingState.id, identity, "setting the author keeps the context's identity")
+        other.author = "other"
+        XCTAssertEqual(other.editingState.author, "other")
+        importer.insert(HistoryTrail(name: "A", length: 1))
+        try importer.save()
+        XCTAssertEqual(try history(other).map(\.author), ["importer"])
+    }
+
     func testAuthorsTokensOrderAndLimit() throws {
         let container = try container()
         let importer = ModelContext(container), server = ModelContext(container)

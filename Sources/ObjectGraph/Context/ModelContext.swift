@@ -48,6 +48,14 @@ public final class ModelContext: Equatable {
     /// Who saves through this context, recorded with each transaction of the store's history
     /// (`fetchHistory(_:)`), for a reader to tell its own saves from others'.
     public var author: String?
+    /// This context's editing state (SwiftData, iOS 18): its identity, and the author of its saves,
+    /// which is `author`. A custom store tells contexts apart by it in SwiftData; here setting it
+    /// sets the author, and the identity stays the context's.
+    public var editingState: EditingState {
+        get { EditingState(id: editingStateID, author: author) }
+        set { author = newValue.author }
+    }
+    private let editingStateID = UUID()
     private var autosaveScheduled = false
     private let isMainContext: Bool
 

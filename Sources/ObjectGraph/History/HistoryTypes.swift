@@ -231,3 +231,15 @@ public struct HistoryDescriptor<TransactionType: HistoryTransaction>: @unchecked
         self.sortBy = sortBy
     }
 }
+
+/// Who edits through a context, as SwiftData's `ModelContext.editingState` gives it: one per context
+/// (`id`), with the author its saves are recorded under in the history.
+public struct EditingState: Sendable, Identifiable, Hashable {
+    public let id: UUID
+    public var author: String?
+
+    public init(id: UUID = UUID(), author: String? = nil) {
+        self.id = id
+        self.author = author
+    }
+}
