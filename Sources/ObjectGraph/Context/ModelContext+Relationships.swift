@@ -102,7 +102,7 @@ extension ModelContext {
         guard model.storage.awaitsInsert else { return }
         insert(anyModel: model)
         insertReachableModels(from: [model])
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     /// Inserts the new models of no context reachable from `start` through loaded relationships and

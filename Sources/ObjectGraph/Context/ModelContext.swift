@@ -56,6 +56,8 @@ public final class ModelContext: Equatable {
         set { author = newValue.author }
     }
     private let editingStateID = UUID()
+    /// The results observers fetching in this context, told of each pending change.
+    private var pendingChangeObservers: [WeakPendingChangeObserver] = []
     private var autosaveScheduled = false
     private let isMainContext: Bool
 
@@ -99,7 +101,7 @@ public final class ModelContext: Equatable {
         let arrives = model.storage.context == nil
         insert(anyModel: model)
         if arrives, model.storage.context === self { insertReachableModels(from: [model]) }
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     func insert(anyModel model: any PersistentModel) {
@@ -154,11 +156,12 @@ public final class ModelContext: Equatable {
             insertionOrder.removeAll { $0 == key }
             storage.context = nil
             applyDeleteRules(ofDiscarded: model)
+            if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
             return
         }
         changed[key] = nil
         deleted[key] = model
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     /// Deletes every model of a type that matches a predicate, at the next `save()`.
@@ -184,7 +187,7 @@ public final class ModelContext: Equatable {
         }
         rowsAwaitingBatchDelete[layout.name, default: []].formUnion(unloaded)
         pendingBatchDeletes.append(BatchDelete(layout: layout, condition: condition))
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     // MARK: Saving
@@ -321,6 +324,7 @@ public final class ModelContext: Equatable {
         }
         changed.removeAll()
         deferredErrors.removeAll()
+        if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
     }
 
     public var insertedModelsArray: [any PersistentModel] { insertionOrder.compactMap { inserted[$0] } }
@@ -372,10 +376,12 @@ public final class ModelContext: Equatable {
 
     func storageDidChange(_ storage: ModelStorage) {
         guard storage.primaryKey != nil, !storage.isDeleted, let model = storage.model as? any PersistentModel else {
+            // A new model's edit may change whether it matches an observer's fetch.
+            if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
             return
         }
         changed[ObjectIdentifier(model)] = model
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     func hasPendingChanges(for storage: ModelStorage) -> Bool {
@@ -616,7 +622,24 @@ public final class ModelContext: Equatable {
 
     // MARK: Autosave
 
-    func scheduleAutosave() {
+    /// Something pending changed (an insert, a delete, an edit, a rollback): results observers
+    /// are told, and the main context saves soon.
+    func pendingChangesDidChange() {
+        if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
+        scheduleAutosave()
+    }
+
+    func addPendingChangeObserver(_ observer: any PendingChangeObserving) {
+        pendingChangeObservers.removeAll { $0.observer == nil }
+        pendingChangeObservers.append(WeakPendingChangeObserver(observer: observer))
+    }
+
+    private func notifyPendingChangeObservers() {
+        pendingChangeObservers.removeAll { $0.observer == nil }
+        for entry in pendingChangeObservers { entry.observer?.pendingChangesDidChange() }
+    }
+
+    private func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
         autosaveScheduled = true
         let context = UncheckedContext(context: self)
@@ -655,4 +678,14 @@ public final class ModelContext: Equatable {
 /// touched there, on the main actor it belongs to.
 private struct UncheckedContext: @unchecked Sendable {
     let context: ModelContext
+}
+
+/// What a context tells of its pending changes (`ResultsObserver`).
+protocol PendingChangeObserving: AnyObject, Sendable {
+    func pendingChangesDidChange()
+}
+
+/// An observer a context does not keep alive: it goes with whoever holds it.
+struct WeakPendingChangeObserver {
+    weak var observer: (any PendingChangeObserving)?
 }
