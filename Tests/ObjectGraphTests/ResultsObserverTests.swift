@@ -115,13 +115,33 @@ final class ResultsObserverTests: StoreTestCase {
         XCTAssertEqual(reads.filter { $0.contains("\"Chore\"") }.count, 1, "one fetch for two saves and two reads: \(reads)")
     }
 
-    /// Another process's save is not heard of; `refresh()` fetches it.
-    func testRefreshFetchesAnotherProcesssSave() throws {
+    /// Another process's save (here another container of the same file, which is another connection
+    /// as another process's is) is found by the observer's periodic look, and observers are told.
+    func testAnotherProcesssSaveIsNoticedByThePeriodicLook() throws {
         let observer = try openChores(in: ModelContext(try makeContainer(Chore.self)))
+        observer.otherProcessesCheckInterval = 0.05
+        XCTAssertEqual(titles(observer.results), [])
+        let told = expectation(description: "observers told of another process's save")
+        nonisolated(unsafe) let watched = observer
+        withObservationTracking { _ = watched.results } onChange: { told.fulfill() }
+
+        let otherProcess = ModelContext(try makeContainer(Chore.self))
+        otherProcess.insert(Chore(title: "garden"))
+        try otherProcess.save()
+        wait(for: [told], timeout: 10)
+        XCTAssertEqual(titles(observer.results), ["garden"])
+    }
+
+    /// With the look stopped, another process's save is fetched after `refresh()`.
+    func testRefreshFetchesAnotherProcesssSaveWithTheLookStopped() throws {
+        let observer = try openChores(in: ModelContext(try makeContainer(Chore.self)))
+        observer.otherProcessesCheckInterval = 0
         XCTAssertEqual(titles(observer.results), [])
         let otherProcess = ModelContext(try makeContainer(Chore.self))
         otherProcess.insert(Chore(title: "garden"))
         try otherProcess.save()
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(titles(observer.results), [], "nothing told it, so it kept what it had")
         observer.refresh()
         XCTAssertEqual(titles(observer.results), ["garden"])
     }

@@ -13,8 +13,9 @@ import Foundation
 /// includes pending changes unless the descriptor says otherwise) and every save to the store from
 /// this process, through any context. Each change tells observers (`Observable`) at once and marks
 /// the results stale; they are fetched again when next read, so many changes in a row cost one
-/// fetch. A save by another process is seen when something in this process changes or saves, or
-/// at the next `refresh()`: ObjectGraph is not told of other processes' commits as they happen.
+/// fetch. Other processes' commits (and another container's of the same file) are looked for every
+/// `otherProcessesCheckInterval` seconds, on a timer of the observer's own: SQLite tells no one of
+/// them, and the look costs a `stat` of the store's files while nothing moved.
 ///
 /// With `sectionBy`, the results are also grouped (`sections`), in the order of the section's
 /// value, which is put first in the sort; a nil value is the section titled "".
@@ -40,6 +41,18 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private var currentSections: [ResultsSection<Element, SectionTitle>] = []
     private var lastError: (any Error)?
     private var saveObserver: (any NSObjectProtocol)?
+    private var otherProcessesWatch: (any DispatchSourceTimer)?
+    private var foreignCommitsSeen: UInt64 = 0
+
+    /// How often other processes' commits are looked for, in seconds (1 by default); 0 or less stops looking.
+    public var otherProcessesCheckInterval: TimeInterval {
+        get { lock.withLock { checkInterval } }
+        set {
+            lock.withLock { checkInterval = newValue }
+            watchOtherProcesses()
+        }
+    }
+    private var checkInterval: TimeInterval = 1
 
     init(descriptor: FetchDescriptor<Element>, sectioning: Sectioning?, modelContext: ModelContext) throws {
         self.descriptor = descriptor
@@ -55,10 +68,31 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
             listener?.pendingChangesDidChange()
         }
         modelContext.addPendingChangeObserver(self)
+        foreignCommitsSeen = modelContext.store.aggregateCache.foreignCommitsNoticed()
+        watchOtherProcesses()
     }
 
     deinit {
         if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
+        otherProcessesWatch?.cancel()
+    }
+
+    /// (Re)starts the timer that looks for other processes' commits.
+    private func watchOtherProcesses() {
+        let interval = lock.withLock { checkInterval }
+        otherProcessesWatch?.cancel()
+        otherProcessesWatch = nil
+        guard interval > 0 else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 100)))
+        let cache = modelContext.store.aggregateCache
+        // Captured as the protocol, as the save notification's handler is.
+        let listener: any PendingChangeObserving = self
+        timer.setEventHandler { [weak listener] in
+            (listener as? any OtherProcessesWatching)?.lookForOtherProcessesCommits(in: cache)
+        }
+        otherProcessesWatch = timer
+        timer.resume()
     }
 
     // MARK: What is observed
@@ -113,8 +147,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         set { fetchDescriptor.sortBy = newValue }
     }
 
-    /// Marks the results stale, so that they are fetched again when next read: for a change this
-    /// process cannot have heard of (another process's save).
+    /// Marks the results stale, so that they are fetched again when next read, without waiting for
+    /// the next look for other processes' commits (or with it stopped).
     public func refresh() {
         resultsMayHaveChanged()
     }
@@ -177,6 +211,22 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
 
 extension ResultsObserver: PendingChangeObserving {
     func pendingChangesDidChange() { resultsMayHaveChanged() }
+}
+
+/// What the timer of a `ResultsObserver` calls, without the observer's generic type.
+protocol OtherProcessesWatching: AnyObject {
+    func lookForOtherProcessesCommits(in cache: AggregateCache)
+}
+
+extension ResultsObserver: OtherProcessesWatching {
+    func lookForOtherProcessesCommits(in cache: AggregateCache) {
+        let noticed = cache.foreignCommitsNoticed()
+        let moved = lock.withLock {
+            defer { foreignCommitsSeen = noticed }
+            return noticed != foreignCommitsSeen
+        }
+        if moved { resultsMayHaveChanged() }
+    }
 }
 
 // MARK: Initializers, as SwiftData declares them

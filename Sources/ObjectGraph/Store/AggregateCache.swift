@@ -93,6 +93,8 @@ final class AggregateCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
     private var generation: UInt64 = 0
+    /// How many times the writer's data version was found moved: another connection committed.
+    private var foreignCommitsFollowed: UInt64 = 0
     private var nextSerial: UInt64 = 0
     private var stamp = FileStamp()
     private var writerDataVersion: Int?
@@ -133,6 +135,13 @@ final class AggregateCache: @unchecked Sendable {
     /// (`currentGeneration()` does): never newer than the store, so a relationship loaded under it is
     /// at worst read again once more than needed.
     var generationSeen: UInt64 { lock.withLock { generation } }
+
+    /// How many times another connection's commits were noticed, after looking for them now
+    /// (`ResultsObserver` watches it for other processes' saves).
+    func foreignCommitsNoticed() -> UInt64 {
+        forgetForeignWrites()
+        return lock.withLock { foreignCommitsFollowed }
+    }
 
     /// The generation now, after checking for another process's writes: what a read transaction
     /// that begins next reads is at least this recent.
@@ -431,6 +440,7 @@ final class AggregateCache: @unchecked Sendable {
             }
             if let recorded { newestTransactionSeen = max(newestTransactionSeen ?? 0, recorded.newest) }
             generation &+= 1
+            foreignCommitsFollowed &+= 1
         }
         writerDataVersion = version
         return changed
