@@ -40,59 +40,25 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private var current: [Element] = []
     private var currentSections: [ResultsSection<Element, SectionTitle>] = []
     private var lastError: (any Error)?
-    private var saveObserver: (any NSObjectProtocol)?
-    private var otherProcessesWatch: (any DispatchSourceTimer)?
-    private var foreignCommitsSeen: UInt64 = 0
+    private var watch: StoreChangeWatch?
 
     /// How often other processes' commits are looked for, in seconds (1 by default); 0 or less stops looking.
     public var otherProcessesCheckInterval: TimeInterval {
-        get { lock.withLock { checkInterval } }
-        set {
-            lock.withLock { checkInterval = newValue }
-            watchOtherProcesses()
-        }
+        get { watch?.interval ?? 0 }
+        set { watch?.interval = newValue }
     }
-    private var checkInterval: TimeInterval = 1
 
     init(descriptor: FetchDescriptor<Element>, sectioning: Sectioning?, modelContext: ModelContext) throws {
         self.descriptor = descriptor
         self.sectioning = sectioning
         self.modelContext = modelContext
         try fetch()
-        let store = ObjectIdentifier(modelContext.store)
         // Captured as the protocol: a closure that captured the generic `self` would capture its type's metadata.
         let listener: any PendingChangeObserving = self
-        saveObserver = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: nil, queue: nil) {
-            [weak listener] notification in
-            guard let saver = notification.object as? ModelContext, ObjectIdentifier(saver.store) == store else { return }
+        watch = StoreChangeWatch(store: modelContext.store, interval: 1) { [weak listener] in
             listener?.pendingChangesDidChange()
         }
         modelContext.addPendingChangeObserver(self)
-        foreignCommitsSeen = modelContext.store.aggregateCache.foreignCommitsNoticed()
-        watchOtherProcesses()
-    }
-
-    deinit {
-        if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
-        otherProcessesWatch?.cancel()
-    }
-
-    /// (Re)starts the timer that looks for other processes' commits.
-    private func watchOtherProcesses() {
-        let interval = lock.withLock { checkInterval }
-        otherProcessesWatch?.cancel()
-        otherProcessesWatch = nil
-        guard interval > 0 else { return }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 100)))
-        let cache = modelContext.store.aggregateCache
-        // Captured as the protocol, as the save notification's handler is.
-        let listener: any PendingChangeObserving = self
-        timer.setEventHandler { [weak listener] in
-            (listener as? any OtherProcessesWatching)?.lookForOtherProcessesCommits(in: cache)
-        }
-        otherProcessesWatch = timer
-        timer.resume()
     }
 
     // MARK: What is observed
@@ -211,22 +177,6 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
 
 extension ResultsObserver: PendingChangeObserving {
     func pendingChangesDidChange() { resultsMayHaveChanged() }
-}
-
-/// What the timer of a `ResultsObserver` calls, without the observer's generic type.
-protocol OtherProcessesWatching: AnyObject {
-    func lookForOtherProcessesCommits(in cache: AggregateCache)
-}
-
-extension ResultsObserver: OtherProcessesWatching {
-    func lookForOtherProcessesCommits(in cache: AggregateCache) {
-        let noticed = cache.foreignCommitsNoticed()
-        let moved = lock.withLock {
-            defer { foreignCommitsSeen = noticed }
-            return noticed != foreignCommitsSeen
-        }
-        if moved { resultsMayHaveChanged() }
-    }
 }
 
 // MARK: Initializers, as SwiftData declares them
