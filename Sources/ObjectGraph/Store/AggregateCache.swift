@@ -137,7 +137,7 @@ final class AggregateCache: @unchecked Sendable {
     var generationSeen: UInt64 { lock.withLock { generation } }
 
     /// How many times another connection's commits were noticed, after looking for them now
-    /// (`ResultsObserver` watches it for other processes' saves).
+    /// (`StoreChangeWatch` watches it for other processes' saves).
     func foreignCommitsNoticed() -> UInt64 {
         forgetForeignWrites()
         return lock.withLock { foreignCommitsFollowed }
