@@ -53,6 +53,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         self.sectioning = sectioning
         self.modelContext = modelContext
         try fetch()
+        isStale = false
         // Captured as the protocol: a closure that captured the generic `self` would capture its type's metadata.
         let listener: any PendingChangeObserving = self
         watch = StoreChangeWatch(store: modelContext.store, interval: 1) { [weak listener] in
