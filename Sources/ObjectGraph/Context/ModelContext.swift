@@ -156,7 +156,7 @@ public final class ModelContext: Equatable {
             insertionOrder.removeAll { $0 == key }
             storage.context = nil
             applyDeleteRules(ofDiscarded: model)
-            if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
+            notifyPendingChangeObservers()
             return
         }
         changed[key] = nil
@@ -324,7 +324,7 @@ public final class ModelContext: Equatable {
         }
         changed.removeAll()
         deferredErrors.removeAll()
-        if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
+        notifyPendingChangeObservers()
     }
 
     public var insertedModelsArray: [any PersistentModel] { insertionOrder.compactMap { inserted[$0] } }
@@ -377,7 +377,7 @@ public final class ModelContext: Equatable {
     func storageDidChange(_ storage: ModelStorage) {
         guard storage.primaryKey != nil, !storage.isDeleted, let model = storage.model as? any PersistentModel else {
             // A new model's edit may change whether it matches an observer's fetch.
-            if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
+            notifyPendingChangeObservers()
             return
         }
         changed[ObjectIdentifier(model)] = model
@@ -625,7 +625,7 @@ public final class ModelContext: Equatable {
     /// Something pending changed (an insert, a delete, an edit, a rollback): results observers
     /// are told, and the main context saves soon.
     func pendingChangesDidChange() {
-        if !pendingChangeObservers.isEmpty { notifyPendingChangeObservers() }
+        notifyPendingChangeObservers()
         scheduleAutosave()
     }
 
@@ -634,7 +634,9 @@ public final class ModelContext: Equatable {
         pendingChangeObservers.append(WeakPendingChangeObserver(observer: observer))
     }
 
+    /// Tells the results observers, if any (most contexts have none: the check is all it costs them).
     private func notifyPendingChangeObservers() {
+        guard !pendingChangeObservers.isEmpty else { return }
         pendingChangeObservers.removeAll { $0.observer == nil }
         for entry in pendingChangeObservers { entry.observer?.pendingChangesDidChange() }
     }

@@ -27,7 +27,7 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`, as is the context, which only this observer uses.
     private let context: ModelContext
-    private var token: DefaultHistoryToken?
+    private var token: DefaultHistoryToken
     private var counter = 0
     private var watch: StoreChangeWatch?
 
@@ -47,17 +47,17 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
         self.authors = authors
         self.observedEntities = Set(observedModels.map { Schema.entityName(for: $0) })
         self.context = ModelContext(modelContainer)
-        if let token {
-            self.token = token
-        } else {
-            let store = modelContainer.store
-            let newest = try store.read { db in try HistoryLog.newestNumberGiven(in: db) }
-            self.token = DefaultHistoryToken(storeIdentifier: store.identifier, transaction: newest)
+        self.token = try token ?? Self.newestToken(of: modelContainer.store)
+        watch = StoreChangeWatch(store: modelContainer.store, interval: 1) { [weak self] in
+            self?.readNewTransactions()
         }
-        let listener: any HistoryReading = self
-        watch = StoreChangeWatch(store: modelContainer.store, interval: 1) { [weak listener] in
-            listener?.readNewTransactions()
-        }
+    }
+
+    /// The token of the newest transaction number given, deleted or not: a read after it finds
+    /// nothing expired.
+    private static func newestToken(of store: SQLiteStore) throws -> DefaultHistoryToken {
+        let newest = try store.read { db in try HistoryLog.newestNumberGiven(in: db) }
+        return DefaultHistoryToken(storeIdentifier: store.identifier, transaction: newest)
     }
 
     /// How many times relevant transactions arrived since the observer began.
@@ -68,7 +68,7 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
 
     /// Where the observer has read the history to, by store identifier.
     public var historyTokens: [String: any HistoryToken] {
-        lock.withLock { token.map { [$0.storeIdentifier: $0] } ?? [:] }
+        lock.withLock { [token.storeIdentifier: token] }
     }
 
     /// How often other processes' commits are looked for, in seconds (1 by default); 0 or less stops looking.
@@ -81,18 +81,14 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     /// one is relevant.
     func readNewTransactions() {
         let relevant: Bool = lock.withLock {
-            var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
-            if let token { descriptor.predicate = #Predicate<DefaultHistoryTransaction> { $0.token > token } }
+            let after = token
+            let descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > after })
             let transactions: [DefaultHistoryTransaction]
             do {
                 transactions = try context.fetchHistory(descriptor)
             } catch let error as SwiftDataError where error.code == .historyTokenExpired {
-                // Deleted before they were read: start again after the newest number given, which
-                // the next read does not find expired.
-                let store = modelContainer.store
-                if let newest = try? store.read({ db in try HistoryLog.newestNumberGiven(in: db) }) {
-                    token = DefaultHistoryToken(storeIdentifier: store.identifier, transaction: newest)
-                }
+                // Deleted before they were read: start again after the newest number given.
+                if let newest = try? Self.newestToken(of: modelContainer.store) { token = newest }
                 return true
             } catch {
                 return false
@@ -113,10 +109,3 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
         return transaction.changes.contains { observedEntities.contains($0.changedPersistentIdentifier.entityName) }
     }
 }
-
-/// What a `HistoryObserver`'s watch calls, held weakly.
-protocol HistoryReading: AnyObject, Sendable {
-    func readNewTransactions()
-}
-
-extension HistoryObserver: HistoryReading {}

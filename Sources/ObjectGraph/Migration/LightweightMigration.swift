@@ -136,7 +136,7 @@ struct LightweightMigration {
             return
         }
         guard source.kind == "attribute" else { throw unsafe(layout, slot, "changes from a relationship to an attribute") }
-        let wasOpaque = source.options.contains(Schema.Attribute.Option.codable.description)
+        let wasOpaque = source.isOpaqueCodable
         // `.codable` before and after: JSON text either way, which the new type decodes when read
         // (SwiftData's option asks for no migration stage on a change of type either).
         if wasOpaque && slot.isOpaqueCodable { return }

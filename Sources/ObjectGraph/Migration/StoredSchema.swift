@@ -22,6 +22,7 @@ struct StoredSchema: Codable, Equatable {
 
         var isUnique: Bool { options.contains("unique") }
         var isExternalStorage: Bool { options.contains("externalStorage") }
+        var isOpaqueCodable: Bool { options.contains("codable") }
         /// The type without `Optional<…>`, to tell a type change from a change of optionality.
         var baseType: String { Self.unwrapped(type) }
 
