@@ -46,29 +46,28 @@ final class ResultsObserverTests: StoreTestCase {
         XCTAssertEqual(titles(observer.results), ["dishes"])
 
         let counter = ChangeCounter()
-        nonisolated(unsafe) let watched = observer
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         let laundry = Chore(title: "laundry")
         context.insert(laundry)
         XCTAssertEqual(counter.changes, 1, "an insert tells observers")
         XCTAssertEqual(titles(observer.results), ["dishes", "laundry"], "a pending insert is fetched, as the descriptor includes pending changes")
 
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         dishes.done = true
         XCTAssertEqual(counter.changes, 2, "an edit of a saved model tells observers")
         XCTAssertEqual(titles(observer.results), ["laundry"])
 
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         laundry.title = "ironing"
         XCTAssertEqual(counter.changes, 3, "an edit of a new model tells observers")
         XCTAssertEqual(titles(observer.results), ["ironing"])
 
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         context.rollback()
         XCTAssertEqual(counter.changes, 4, "a rollback tells observers")
         XCTAssertEqual(titles(observer.results), ["dishes"])
 
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         context.delete(dishes)
         XCTAssertEqual(counter.changes, 5, "a delete tells observers")
         XCTAssertEqual(titles(observer.results), [])
@@ -84,8 +83,7 @@ final class ResultsObserverTests: StoreTestCase {
         XCTAssertEqual(titles(observer.results), [])
 
         let counter = ChangeCounter()
-        nonisolated(unsafe) let watched = observer
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         let elsewhere = try ModelContainer(
             for: Schema([Chore.self]), configurations: ModelConfiguration(url: folder.appendingPathComponent("other.store")))
         let unrelated = ModelContext(elsewhere)
@@ -102,7 +100,7 @@ final class ResultsObserverTests: StoreTestCase {
         XCTAssertEqual(titles(observer.results), ["bins", "windows"])
 
         // Changes heard of before the results are read again are one fetch, one report.
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         importer.insert(Chore(title: "attic"))
         try importer.save()
         importer.insert(Chore(title: "cellar"))
@@ -122,8 +120,7 @@ final class ResultsObserverTests: StoreTestCase {
         observer.otherProcessesCheckInterval = 0.05
         XCTAssertEqual(titles(observer.results), [])
         let told = expectation(description: "observers told of another process's save")
-        nonisolated(unsafe) let watched = observer
-        withObservationTracking { _ = watched.results } onChange: { told.fulfill() }
+        withObservationTracking { _ = observer.results } onChange: { told.fulfill() }
 
         let otherProcess = ModelContext(try makeContainer(Chore.self))
         otherProcess.insert(Chore(title: "garden"))
@@ -158,8 +155,7 @@ final class ResultsObserverTests: StoreTestCase {
         XCTAssertEqual(titles(observer.results), ["bins", "laundry"])
 
         let counter = ChangeCounter()
-        nonisolated(unsafe) let watched = observer
-        counter.track { _ = watched.results }
+        counter.track { _ = observer.results }
         observer.sortBy = [SortDescriptor(\.title, order: .reverse)]
         XCTAssertEqual(counter.changes, 1)
         XCTAssertEqual(titles(observer.results), ["laundry", "bins"])
