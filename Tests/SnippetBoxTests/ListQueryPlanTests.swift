@@ -11,7 +11,8 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
         let context = ModelContext(container)
-        let folders = (0..<5).map { Folder(name: "Folder \($0)") }
+        // As many folders as the demo data has: SQLite chooses a folder's index by its share of the table.
+        let folders = (0..<12).map { Folder(name: "Folder \($0)") }
         let languages = CodingLanguage.allCases
         for index in 0..<2_000 {
             let snippet = Snippet(title: "Snippet \(index)", code: "print(\(index))", language: languages[index % languages.count])
@@ -150,6 +151,25 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
         XCTAssertTrue(plans.contains { $0.sql.contains("imageContentType") }, "\(plans)")
         for (sql, plan) in plans {
             XCTAssertTrue(readsNoRow(plan), "\(sql): \(plan)")
+        }
+    }
+
+    /// "Has an image" with a folder or a language: the page is read from the index of that filter,
+    /// which holds the image's content type, not from the date index with a look-up of each
+    /// snippet's row. With the page's size bound as a parameter SQLite could not tell a page of
+    /// 25 from every match, and chose the date index: at 100,000 snippets the first visit of a
+    /// folder's snippets with an image took 22 ms for page 1 and 137 ms for page 4 (2 ms this way).
+    func testAFilterWithAnImageReadsItsPageFromThatFiltersIndex() throws {
+        let folderKey = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Folder>()).first).persistentModelID
+        var inFolder = ListQuery()
+        inFolder.folder = "any"
+        var inLanguage = ListQuery()
+        inLanguage.language = .swift
+        for (name, var query, key) in [("folder", inFolder, folderKey), ("language", inLanguage, nil)] {
+            query.withImageOnly = true
+            let detail = try plan(of: query, folderKey: key)
+            let snippetAccess = detail.split(separator: "\n").first { $0.contains("SEARCH t0") || $0.contains("SCAN t0") }
+            XCTAssertTrue(snippetAccess?.contains("USING COVERING INDEX") == true, "\(name): \(detail)")
         }
     }
 

@@ -41,8 +41,14 @@ struct RowQuery {
         }
         sql += " ORDER BY " + orderClause
         if limit != nil || offset != nil {
-            sql += " LIMIT ? OFFSET ?"
-            arguments += [(limit ?? -1).databaseValue, (offset ?? 0).databaseValue]
+            // The limit is written into the SQL, not bound: SQLite plans for a literal LIMIT only
+            // (a page of 25 is cheap to sort, so a filter's own index wins), and for `LIMIT ?` plans
+            // as if every match were wanted, walking the date index and reading each row to test the
+            // rest of the filter. A folder's snippets with an image took 22 ms for page 1 and 137 ms
+            // for page 4 that way at 100,000 snippets, 2 ms with the filter's index. The offset stays
+            // bound: it does not change the plan, and one statement then serves every page.
+            sql += " LIMIT \(limit ?? -1) OFFSET ?"
+            arguments += [(offset ?? 0).databaseValue]
         }
         return (sql, arguments)
     }
