@@ -62,6 +62,7 @@ extension ModelContext {
     private func keySetQuery<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout) throws -> SQLFragment {
         let alias = RowQuery.alias.quotedIdentifier
         let condition = try part.map { try PredicateTranslator.translate($0, layout: layout, use: .collectingMatches) }
+        if let owners = condition?.ownerKeys { return SQLFragment(owners.sql, owners.arguments) }
         let whereClause = condition.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""
         return SQLFragment("SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias)\(whereClause)", condition?.arguments ?? [])
     }

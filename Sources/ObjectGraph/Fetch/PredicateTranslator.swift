@@ -410,9 +410,14 @@ final class PredicateTranslation {
                 // join table's (destination, source) index, as a set the count is driven by or
                 // probes. A lookup per snippet walked all 100,000 snippets for a tag on 5,800 of
                 // them: 43 ms against 5 ms, and 73 ms against 7 ms for two tags that must both match.
-                return SQLFragment(
-                    "(\(reference.ownerKey.sql) IN (SELECT \(own) FROM \(table.name.quotedIdentifier) AS \(join) WHERE \(other) IN (\(related))))",
-                    reference.ownerKey.arguments + condition.arguments)
+                let owners = "SELECT \(own) FROM \(table.name.quotedIdentifier) AS \(join) WHERE \(other) IN (\(related))"
+                var test = SQLFragment("(\(reference.ownerKey.sql) IN (\(owners)))", reference.ownerKey.arguments + condition.arguments)
+                // The owners are the queried rows themselves: their set needs no look-up of each in
+                // their own table (a tag's 4,700 snippets: 2 ms from the join table, 7-12 ms with it).
+                if reference.ownerKey.sql == EntityReference(root: rootLayout).key.sql {
+                    test.ownerKeys = SQLFragment.KeyListing(sql: owners, arguments: condition.arguments)
+                }
+                return test
             }
             // `tags.contains { $0.uuid == id }` in a fetch: the related row is found once for the
             // statement, and each owner needs one lookup in the join table's key, so that a walk of

@@ -90,6 +90,18 @@ struct SaveResult {
 struct SQLFragment {
     var sql: String
     var arguments: [DatabaseValue]
+    /// When the whole condition is "the queried row's key is among these" and these are listed by
+    /// another table alone (a to-many test's owners, from its join table), the statement that lists
+    /// them: a set of the matching keys is read from it without looking up each key in the queried
+    /// table. Any fragment built from this one drops it.
+    var ownerKeys: KeyListing?
+
+    /// A SELECT of one column of keys, and its arguments (a type of its own: a fragment cannot hold
+    /// a fragment).
+    struct KeyListing {
+        let sql: String
+        let arguments: [DatabaseValue]
+    }
 
     init(_ sql: String, _ arguments: [DatabaseValue] = []) {
         self.sql = sql
