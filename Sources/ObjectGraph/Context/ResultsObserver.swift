@@ -24,9 +24,14 @@ import Foundation
 /// of may come from any.
 public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hashable>: Observable, @unchecked Sendable {
     /// How results are grouped: the section of a model, and the sort that keeps sections together.
+    ///
+    /// The sort is held in an array, which the struct's copies only retain: holding a
+    /// `SortDescriptor<Element>` itself, a release build gave the struct copy and assignment code
+    /// that names the metadata of a type inside `SortDescriptor` that Foundation does not export
+    /// (`SortDescriptor.AllowedComparison`), and anything linking ObjectGraph failed to link.
     struct Sectioning {
         let title: (Element) -> SectionTitle
-        let sort: SortDescriptor<Element>
+        let leadingSort: [SortDescriptor<Element>]
     }
 
     /// The context the results are fetched in.
@@ -146,7 +151,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// Fetches the results now; a failure is kept in `lastError` (and thrown), the results kept.
     private func fetch() throws {
         var fetched = lock.withLock { descriptor }
-        if let sectioning { fetched.sortBy.insert(sectioning.sort, at: 0) }
+        if let sectioning { fetched.sortBy = sectioning.leadingSort + fetched.sortBy }
         do {
             let models = try modelContext.fetch(fetched)
             let sections = sectioning.map { Self.sections(of: models, by: $0.title) } ?? []
@@ -282,11 +287,11 @@ extension ResultsObserver where SectionTitle == String {
     }
 
     private static func sectioning(_ keyPath: KeyPath<Element, String> & Sendable) -> Sectioning {
-        Sectioning(title: { $0[keyPath: keyPath] }, sort: SortDescriptor(keyPath))
+        Sectioning(title: { $0[keyPath: keyPath] }, leadingSort: [SortDescriptor(keyPath)])
     }
 
     private static func sectioning(_ keyPath: KeyPath<Element, String?> & Sendable) -> Sectioning {
-        Sectioning(title: { $0[keyPath: keyPath] ?? "" }, sort: SortDescriptor(keyPath))
+        Sectioning(title: { $0[keyPath: keyPath] ?? "" }, leadingSort: [SortDescriptor(keyPath)])
     }
 }
 
