@@ -78,6 +78,27 @@ struct ListPageBenchmark {
         ]
     }
 
+    /// Filters combined per folder, tag, language and year, none of them among `urls`' (which use the
+    /// first folder and the first two tags): a folder with an image, a folder with a tag, two tags
+    /// that must both match, a tag left out with favourites only, half a year, a language with an
+    /// image, favourites with an image a page deeper each time.
+    var combinationURLs: [String] {
+        let languages = CodingLanguage.allCases.map(\.rawValue)
+        return (1..<max(2, min(12, folders.count))).flatMap { index -> [String] in
+            let folder = folders[index % folders.count]
+            let tag = tags[(index + 1) % tags.count], otherTag = tags[(index + 13) % tags.count]
+            return [
+                "/snippets?folder=\(folder)&image=1",
+                "/snippets?folder=\(folder)&tag=\(tag)",
+                "/snippets?tag=\(tag)&tag=\(otherTag)&tagMode=all",
+                "/snippets?tag=\(otherTag)&tagMode=none&favorites=1",
+                "/snippets?createdFrom=\(2010 + index)-01-01&createdTo=\(2010 + index)-06-30",
+                "/snippets?language=\(languages[(index + 2) % languages.count])&image=1",
+                "/snippets?favorites=1&image=1&page=\(index)",
+            ]
+        }
+    }
+
     func run() async throws {
         setenv("DATA_DIR", dataDirectory.path, 1)
         if getenv("ADMIN_PASSWORD") == nil { setenv("ADMIN_PASSWORD", benchmarkAdminPassword, 1) }
@@ -227,6 +248,25 @@ struct ListPageBenchmark {
                 toggled.isFavorite.toggle()
                 try writer.save()
             }
+
+            // Last, first visits of filters combined in ways the URLs above do not: every folder, tag
+            // and year, with an image, a second tag, favourites. Each is a first visit (its window
+            // and counts read for the first time), after every measurement above so that the key sets
+            // they keep change none of those.
+            var combinationVisits: [Double] = []
+            var slowestCombination = (url: "", seconds: 0.0)
+            for url in combinationURLs {
+                let start = now()
+                let (status, bytes) = try await client.get(url, cookie: cookie)
+                let seconds = now() - start
+                guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
+                combinationVisits.append(seconds)
+                if seconds > slowestCombination.seconds { slowestCombination = (url, seconds) }
+            }
+            results.add("6 list page", "list page: first visit of \(combinationURLs.count) other filter combinations, after the writes",
+                        "app, in-process", .perQuery, combinationVisits)
+            results.add("6 list page", "first visit of GET \(Self.shortened(slowestCombination.url))", "app, in-process", .once,
+                        [slowestCombination.seconds], note: "the slowest of the other filter combinations")
         } catch {
             try? await app.asyncShutdown()
             throw error
