@@ -11,6 +11,9 @@ struct RowQuery {
     /// The alias of the queried entity's table, which conditions and orderings refer to.
     static let alias = "t0"
 
+    /// The largest limit written into the SQL rather than bound (see `sql(selecting:from:)`).
+    static let largestLiteralLimit = 100
+
     var condition: SQLFragment?
     var orderBy: [String] = []
     var limit: Int?
@@ -41,14 +44,20 @@ struct RowQuery {
         }
         sql += " ORDER BY " + orderClause
         if limit != nil || offset != nil {
-            // The limit is written into the SQL, not bound: SQLite plans for a literal LIMIT only
-            // (a page of 25 is cheap to sort, so a filter's own index wins), and for `LIMIT ?` plans
-            // as if every match were wanted, walking the date index and reading each row to test the
-            // rest of the filter. A folder's snippets with an image took 22 ms for page 1 and 137 ms
-            // for page 4 that way at 100,000 snippets, 2 ms with the filter's index. The offset stays
-            // bound: it does not change the plan, and one statement then serves every page.
-            sql += " LIMIT \(limit ?? -1) OFFSET ?"
-            arguments += [(offset ?? 0).databaseValue]
+            // A page's limit is written into the SQL, not bound: SQLite plans for a literal LIMIT
+            // only (a page of 25 is cheap to sort, so a filter's own index wins), and for `LIMIT ?`
+            // plans as if every match were wanted, walking the date index and reading each row to
+            // test the rest of the filter. A folder's snippets with an image took 22 ms for page 1
+            // and 137 ms for page 4 that way at 100,000 snippets, 2 ms with the filter's index.
+            // Larger limits stay bound, as the offset does (it does not change the plan): each text
+            // is a statement the connection keeps prepared, and there are only so many page sizes.
+            if let limit, limit <= Self.largestLiteralLimit {
+                sql += " LIMIT \(limit) OFFSET ?"
+                arguments += [(offset ?? 0).databaseValue]
+            } else {
+                sql += " LIMIT ? OFFSET ?"
+                arguments += [(limit ?? -1).databaseValue, (offset ?? 0).databaseValue]
+            }
         }
         return (sql, arguments)
     }

@@ -49,6 +49,23 @@ final class QueryPlanTests: PredicateTestCase {
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor(predicate: predicate)), 10)
     }
 
+    /// A page's limit is in the SQL, where SQLite's planner sees it; a larger one is bound, so that
+    /// limits of every size do not each leave a prepared statement behind. Both fetch the same rows.
+    func testAPagesLimitIsWrittenIntoTheSQLALargerOneIsBound() throws {
+        try open(Label.self)
+        for index in 0..<150 { context.insert(Label(name: "label-\(index)", uses: index)) }
+        try context.save()
+        let layout = try container.store.layout(for: Label.self)
+        for (limit, expected) in [(25, "LIMIT 25 OFFSET ?"), (RowQuery.largestLiteralLimit, "LIMIT 100 OFFSET ?"), (101, "LIMIT ? OFFSET ?")] {
+            let (sql, arguments) = RowQuery(orderBy: ["\"t0\".\"uses\" ASC"], limit: limit, offset: 3).sql(selecting: "1", from: layout)
+            XCTAssertTrue(sql.hasSuffix(expected), sql)
+            XCTAssertEqual(arguments.count, sql.filter { $0 == "?" }.count, sql)
+            var descriptor = FetchDescriptor<Label>(sortBy: [SortDescriptor(\.uses)])
+            (descriptor.fetchLimit, descriptor.fetchOffset) = (limit, 3)
+            XCTAssertEqual(try ModelContext(container).fetch(descriptor).map(\.uses), Array(3..<(3 + limit)), "limit \(limit)")
+        }
+    }
+
     func testARelationshipKeyLookupUsesTheForeignKeyIndex() throws {
         try open(SnippetFolder.self)
         let folder = SnippetFolder(name: "Work")
