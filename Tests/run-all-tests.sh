@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the package: ObjectGraph's behaviour and macro expansion tests, the app's
-# HTTP and browser tests, then the system tests in Tests/system/ (Python scripts that run the real
-# server binary: a crash test and a load test; each script counts as one test). Installs what a
+# HTTP and browser tests, then the system tests in Tests/system/ (Python scripts, each counted as one
+# test: a crash test and a load test that run the real server binary, and a check that ObjectGraph
+# compiled as a release build needs no symbol the toolchain's libraries do not export). Installs what a
 # fresh Debian machine lacks (headless Chromium and its WebDriver for the browser journeys, Python 3
 # and the sqlite3 shell for the system tests) first. Prints "N passed, N failed" last and exits
 # non-zero when anything failed.
@@ -36,8 +37,9 @@ else
     passed=$((total - failed))
 fi
 
-# System tests: each script builds and runs the snippetbox binary itself and counts as one test.
-for script in Tests/system/crash_test.py Tests/system/load_test.py; do
+# System tests, each one test: two build and run the snippetbox binary themselves; the release check
+# compiles ObjectGraph with -O from the debug build's plan, which `swift test` just wrote.
+for script in Tests/system/crash_test.py Tests/system/load_test.py Tests/system/release_symbols_test.py; do
     echo
     echo "== python3 $script"
     if python3 "$script"; then
