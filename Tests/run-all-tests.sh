@@ -3,8 +3,8 @@
 # HTTP and browser tests, then the system tests in Tests/system/ (Python scripts, each counted as one
 # test: a crash test and a load test that run the real server binary, and a check that ObjectGraph
 # compiled as a release build needs no symbol the toolchain's libraries do not export). Installs what a
-# fresh Debian machine lacks (headless Chromium and its WebDriver for the browser journeys, Python 3
-# and the sqlite3 shell for the system tests) first. Prints "N passed, N failed" last and exits
+# fresh Debian machine lacks (headless Chromium and its WebDriver for the browser journeys, Python 3,
+# the sqlite3 shell and binutils' nm for the system tests) first. Prints "N passed, N failed" last and exits
 # non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,7 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+command -v nm >/dev/null 2>&1 || missing+=(binutils)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]} for the browser and system tests…"
     if [ "$(id -u)" = 0 ]; then apt_get="apt-get"; else apt_get="sudo apt-get"; fi

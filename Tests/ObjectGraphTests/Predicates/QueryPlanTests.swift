@@ -64,6 +64,8 @@ final class QueryPlanTests: PredicateTestCase {
             (descriptor.fetchLimit, descriptor.fetchOffset) = (limit, 3)
             XCTAssertEqual(try ModelContext(container).fetch(descriptor).map(\.uses), Array(3..<(3 + limit)), "limit \(limit)")
         }
+        // Nor is a negative one, which SQLite reads as no limit.
+        XCTAssertTrue(RowQuery(limit: -1).sql(selecting: "1", from: layout).0.hasSuffix("LIMIT ? OFFSET ?"))
     }
 
     func testARelationshipKeyLookupUsesTheForeignKeyIndex() throws {
