@@ -2,8 +2,8 @@
 """ObjectGraph compiled as a release build refers only to symbols the toolchain's libraries export.
 
 The test command builds in debug only, and a cold release build of the app is long here (a clean
-clone's was at step 128 of 933 after six and a half minutes). Yet some code compiles to a reference to a symbol that only the optimizer writes:
-stop 45's `ResultsObserver` held a `SortDescriptor<Element>` in a struct, and in release the struct's
+clone's was at step 128 of 933 after six and a half minutes). Yet some code compiles to a reference
+to a symbol that only the optimizer writes: stop 45's `ResultsObserver` held a `SortDescriptor<Element>` in a struct, and in release the struct's
 copy code named the metadata of `SortDescriptor.AllowedComparison`, a type Foundation does not
 export. Nothing that linked ObjectGraph linked in release (the benchmarks' build failed), and no test
 noticed for a whole stop.
@@ -11,8 +11,7 @@ noticed for a whole stop.
 So this compiles ObjectGraph's sources alone as a release build does (`-O`, whole module), against
 the modules the debug build just made, and checks every Swift symbol of the toolchain's modules that
 the object file needs against the symbols the toolchain's shared libraries define: about two minutes.
-It needs the debug build's plan
-(`.build/debug.yaml`), so it runs after `swift test`. Exits non-zero, naming the symbols, on a
+It needs the debug build's plan (`.build/debug.yaml`), so it runs after `swift test`. Exits non-zero, naming the symbols, on a
 reference nothing exports.
 """
 import json
@@ -32,7 +31,7 @@ TOOLCHAIN_MODULES = {"Swift", "Foundation", "FoundationEssentials", "FoundationI
 # how many values follow it).
 DROPPED = {"-Onone": 0, "-enable-testing": 0, "-incremental": 0, "-enable-batch-mode": 0,
            "-emit-dependencies": 0, "-emit-module": 0, "-serialize-diagnostics": 0, "-parseable-output": 0,
-           "-emit-objc-header": 0, "-g": 0, "-DDEBUG": 0, "-j2": 0, "-output-file-map": 1,
+           "-emit-objc-header": 0, "-g": 0, "-DDEBUG": 0, "-output-file-map": 1,
            "-emit-module-path": 1, "-index-store-path": 1, "-emit-objc-header-path": 1, "-module-cache-path": 1}
 
 
@@ -68,6 +67,7 @@ def release_arguments(debug, output, module_cache):
             skip = DROPPED[argument]
             continue
         if re.fullmatch(r"-j\d+", argument):
+            # The debug build's job count (`-j2`); the release compile sets its own threads.
             continue
         arguments.append(argument)
     return arguments + ["-O", "-whole-module-optimization", "-num-threads", "0",
@@ -89,6 +89,7 @@ def mangled_module(symbol):
 
 
 def symbols(command):
+    """The symbol names an `nm` command prints, one a line."""
     return set(subprocess.run(command, check=True, capture_output=True, text=True).stdout.split())
 
 
@@ -103,8 +104,7 @@ def main():
             print(compiled.stdout[-4000:], compiled.stderr[-4000:])
             print("FAIL: ObjectGraph did not compile with -O")
             return 1
-        needed = {line.split()[-1] for line in subprocess.run(["nm", "-u", output], check=True, capture_output=True,
-                                                               text=True).stdout.splitlines() if line.strip()}
+        needed = symbols(["nm", "-u", "--format=just-symbols", output])
         libraries = [os.path.join(TOOLCHAIN_LIBRARIES, name) for name in sorted(os.listdir(TOOLCHAIN_LIBRARIES))
                      if name.endswith(".so")]
         exported = set()

@@ -52,12 +52,13 @@ struct RowQuery {
             // Larger limits stay bound, as the offset does (it does not change the plan): each text
             // is a statement the connection keeps prepared, and there are only so many page sizes.
             if let limit, (0...Self.largestLiteralLimit).contains(limit) {
-                sql += " LIMIT \(limit) OFFSET ?"
-                arguments += [(offset ?? 0).databaseValue]
+                sql += " LIMIT \(limit)"
             } else {
-                sql += " LIMIT ? OFFSET ?"
-                arguments += [(limit ?? -1).databaseValue, (offset ?? 0).databaseValue]
+                sql += " LIMIT ?"
+                arguments.append((limit ?? -1).databaseValue)
             }
+            sql += " OFFSET ?"
+            arguments.append((offset ?? 0).databaseValue)
         }
         return (sql, arguments)
     }
