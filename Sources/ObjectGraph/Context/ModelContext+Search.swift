@@ -49,9 +49,11 @@ extension ModelContext {
     ) throws -> SearchResults<T> {
         let layout = try store.layout(for: T.self)
         let index = try fullTextIndex(of: layout)
-        guard let match = FullTextQuery(query).matchExpression else {
+        let parsedQuery = FullTextQuery(query)
+        guard let match = parsedQuery.matchExpression else {
             return SearchResults(hits: [], totalCount: 0)
         }
+        let onePhrase = parsedQuery.isOnePhrase
         let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
         let weightList = layout.spotlightSlots.map { slot in
             weights.first { layout.slot(for: $0.key) === slot }?.value ?? 1
@@ -95,7 +97,8 @@ extension ModelContext {
             let generation = store.aggregateCache.currentGeneration()
             var features: HitFeatures?
             _ = try fullTextKeys(layout, index: index, match: match) {
-                let ranked = try self.prefixRanked(among: meeting, layout: layout, index: index, match: match, rank: rank, collectingHits: true)
+                let ranked = try self.prefixRanked(
+                    among: meeting, layout: layout, index: index, match: match, onePhrase: onePhrase, rank: rank, collectingHits: true)
                 prefixWithTheHits = (ranked.prefix, generation)
                 features = ranked.features
                 return ranked.hits
@@ -167,12 +170,12 @@ extension ModelContext {
                 }
                 if predicate != nil, let hits = try keptHits(), let meeting = try keptMatchingKeys() {
                     var ranked = try prefixRankedByProbes(hits, index: index, match: match, rank: rankWithStatistics)
-                        ?? prefixRanked(among: meeting, layout: layout, index: index, match: match, rank: rank, collectingHits: false).prefix
+                        ?? prefixRanked(among: meeting, layout: layout, index: index, match: match, onePhrase: onePhrase, rank: rank, collectingHits: false).prefix
                     ranked.meetingHits = hits
                     return ranked
                 }
                 if let ranked = try prefixRankedByIndexAlone(
-                    layout, index: index, match: match, condition: condition, rank: rank, matchingCount: total) {
+                    layout, index: index, match: match, onePhrase: onePhrase, condition: condition, rank: rank, matchingCount: total) {
                     return ranked
                 }
                 let ranked = try rankedKeys(limit: Self.cachedSearchRanks, offset: 0)
@@ -225,7 +228,8 @@ extension ModelContext {
     /// it overall, and a quarter more), and the last one read bounds the prefix: a window past what
     /// met it ranks again with the rows joined, as any window past the kept ranks does.
     private func prefixRankedByIndexAlone(
-        _ layout: EntityLayout, index: FullTextIndex, match: String, condition: SQLFragment?, rank: String, matchingCount: Int
+        _ layout: EntityLayout, index: FullTextIndex, match: String, onePhrase: Bool, condition: SQLFragment?, rank: String,
+        matchingCount: Int
     ) throws -> RankedPrefix? {
         guard matchingCount > 0 else { return nil }
         let fts = index.tableName.quotedIdentifier
@@ -240,13 +244,15 @@ extension ModelContext {
         }
         guard matchingCount * 2 >= indexHits else { return nil }
         let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
-        let candidatesSQL = FullTextRanking.bestSelect(rank: rank, fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2")
+        let matchAlone = "FROM \(fts) WHERE \(fts) MATCH ?2"
+        let candidatesSQL = FullTextRanking.bestSelect(rank: rank, fromAndWhere: matchAlone)
         let lengths = documentLengths(of: index, ranking: indexHits)
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
             + "WHERE \(alias).\"_pk\" IN (SELECT value FROM json_each(?))" + (condition.map { " AND \($0.sql)" } ?? "")
         return try store.read { db in
             let candidates = try FullTextRanking.best(
-                wanted, db, sql: candidatesSQL, arguments: [match.databaseValue], lengths: lengths,
+                wanted, db, sql: candidatesSQL, walkingSQL: onePhrase ? FullTextRanking.walkSelect(rank: rank, fromAndWhere: matchAlone) : nil,
+                arguments: [match.databaseValue], lengths: lengths,
                 scoringOnly: nil, collectingHits: false, filteredInWhere: false
             ).best.map { RankedKey(key: $0.key, score: $0.score) }
             let meeting = try Set(Int64.fetchAll(
@@ -270,19 +276,21 @@ extension ModelContext {
     /// match of one phrase, when most rows meet the condition and every hit reaches the ranking
     /// function), and keeps them for the rankings of the word after it.
     private func prefixRanked(
-        among meeting: KeySet, layout: EntityLayout, index: FullTextIndex, match: String, rank: String, collectingHits: Bool
+        among meeting: KeySet, layout: EntityLayout, index: FullTextIndex, match: String, onePhrase: Bool, rank: String,
+        collectingHits: Bool
     ) throws -> (prefix: RankedPrefix, hits: KeySet, features: HitFeatures?) {
         let fts = index.tableName.quotedIdentifier
         let limit = Self.cachedSearchRanks
         // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`).
         let filteredInWhere = try meeting.count * 2 < store.count(layout, condition: nil)
+        let matchAlone = "FROM \(fts) WHERE \(fts) MATCH ?2"
         let sql = FullTextRanking.bestSelect(
-            rank: rank,
-            fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2" + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
+            rank: rank, fromAndWhere: matchAlone + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
         let lengths = documentLengths(of: index, ranking: meeting.count)
         let (best, hits, features) = try store.read { db in
             try FullTextRanking.best(
-                limit, db, sql: sql, arguments: [match.databaseValue], lengths: lengths,
+                limit, db, sql: sql, walkingSQL: onePhrase ? FullTextRanking.walkSelect(rank: rank, fromAndWhere: matchAlone) : nil,
+                arguments: [match.databaseValue], lengths: lengths,
                 scoringOnly: meeting, collectingHits: collectingHits, filteredInWhere: filteredInWhere,
                 collectingFeatures: collectingHits)
         }

@@ -66,6 +66,10 @@ struct FullTextQuery: Equatable, Sendable {
         return expression
     }
 
+    /// Whether the match expression is one phrase (a word, a quoted phrase or a prefix): its hits are
+    /// then the phrase's own, which a ranking can walk by themselves (`FullTextRanking.walkSelect`).
+    var isOnePhrase: Bool { terms.count == 1 && !terms[0].isExcluded }
+
     private static func quoted(_ term: Term) -> String {
         "\"" + term.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (term.isPrefix ? " *" : "")
     }

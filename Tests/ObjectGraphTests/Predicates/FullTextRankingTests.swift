@@ -413,6 +413,8 @@ final class FullTextRankingTests: PredicateTestCase {
         XCTAssertEqual(rankings.count, 1)
         XCTAssertFalse(rankings.first?.contains("JOIN") ?? true, "the index ranked alone")
         XCTAssertFalse(rankings.first?.contains(FullTextRanking.hitFilter) ?? true, "most rows: the others scored +∞, not filtered")
+        // One word: the function walks its hits from one call, not a call per hit.
+        XCTAssertTrue(rankings.first?.hasSuffix("LIMIT 1") ?? false, "walked by the function: \(rankings)")
         let expected: [String] = try container.store.read { db in
             try String.fetchAll(db, sql: """
                 SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
@@ -455,37 +457,66 @@ final class FullTextRankingTests: PredicateTestCase {
             for count in [40, everyHit.count + 5, 0] {
                 for given in [lengths, nil] {
                     for (scoringOnly, filteredInWhere) in [(nil, false), (thirds, false), (nil, true), (thirds, true)] {
-                        let sql = FullTextRanking.bestSelect(
-                            rank: rank,
-                            fromAndWhere: #"FROM "_fts_Article" WHERE "_fts_Article" MATCH ?2"# + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
-                        let (best, hits, features) = try container.store.read { db in
-                            try FullTextRanking.best(
-                                count, db, sql: sql, arguments: [match.databaseValue], lengths: given, scoringOnly: scoringOnly,
-                                collectingHits: true, filteredInWhere: filteredInWhere, collectingFeatures: true)
-                        }
-                        // Every hit's features, for one phrase, when every hit reaches the ranking function:
-                        // from them, every hit's score is bm25's.
-                        let onePhrase = !query.contains(" ") || query.hasPrefix("\"")
-                        XCTAssertEqual(features?.keys, onePhrase && !filteredInWhere ? walked : nil, query)
-                        if let features {
-                            let collection = try XCTUnwrap(container.store.read { db in try FullTextRanking.collection(db, index: index) })
-                            let scored = features.best(everyHit.count + 1, among: nil, averageLength: collection.averageLength, rows: collection.rows)
-                            XCTAssertEqual(scored.map(\.key), everyHit.map(\.key), query)
-                            for (mine, sqlite) in zip(scored, everyHit) {
-                                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
+                        // Row by row, and walked by the function from its first call where the match is of one
+                        // phrase (of several, it walks nothing and the statement row by row runs instead).
+                        for walking in [false, true] {
+                            let sql = FullTextRanking.bestSelect(
+                                rank: rank,
+                                fromAndWhere: #"FROM "_fts_Article" WHERE "_fts_Article" MATCH ?2"# + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
+                            let walkingSQL = walking ? FullTextRanking.walkSelect(rank: rank, fromAndWhere: #"FROM "_fts_Article" WHERE "_fts_Article" MATCH ?2"#) : nil
+                            let (best, hits, features) = try container.store.read { db in
+                                try FullTextRanking.best(
+                                    count, db, sql: sql, walkingSQL: walkingSQL, arguments: [match.databaseValue], lengths: given,
+                                    scoringOnly: scoringOnly, collectingHits: true, filteredInWhere: filteredInWhere, collectingFeatures: true)
                             }
-                        }
-                        let label = "\(query), best \(count) of \(scoringOnly == nil ? "all" : "a third"), in WHERE: \(filteredInWhere)"
-                        XCTAssertEqual(hits.sortedKeys, walked, label)
-                        XCTAssertEqual(hits.count, walked.count, label)
-                        let wanted = (scoringOnly == nil ? everyHit : expectedAmongThirds).prefix(count)
-                        XCTAssertEqual(best.map(\.key), wanted.map(\.key), label)
-                        for (mine, sqlite) in zip(best, wanted) {
-                            XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, label)
+                            // Every hit's features, for one phrase, when every hit reaches the ranking function:
+                            // from them, every hit's score is bm25's.
+                            let onePhrase = !query.contains(" ") || query.hasPrefix("\"")
+                            XCTAssertEqual(features?.keys, onePhrase && !filteredInWhere ? walked : nil, query)
+                            if let features {
+                                let collection = try XCTUnwrap(container.store.read { db in try FullTextRanking.collection(db, index: index) })
+                                let scored = features.best(everyHit.count + 1, among: nil, averageLength: collection.averageLength, rows: collection.rows)
+                                XCTAssertEqual(scored.map(\.key), everyHit.map(\.key), query)
+                                for (mine, sqlite) in zip(scored, everyHit) {
+                                    XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
+                                }
+                            }
+                            let label = "\(query), best \(count) of \(scoringOnly == nil ? "all" : "a third"), in WHERE: \(filteredInWhere), walking: \(walking)"
+                            XCTAssertEqual(hits.sortedKeys, walked, label)
+                            XCTAssertEqual(hits.count, walked.count, label)
+                            let wanted = (scoringOnly == nil ? everyHit : expectedAmongThirds).prefix(count)
+                            XCTAssertEqual(best.map(\.key), wanted.map(\.key), label)
+                            for (mine, sqlite) in zip(best, wanted) {
+                                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, label)
+                            }
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// A ranking walked by the function (`FullTextRanking.walkSelect`) without collecting the hits
+    /// still counts them for the inverse document frequency it leaves out of its scores: the scores
+    /// are bm25's. A match with no hit gives no rank.
+    func testAWalkedRankingThatDoesNotCollectTheHitsScoresAsBM25() throws {
+        let rank = #"objectgraph_bm25("_fts_Article", ?, NULL, 10, 1)"#
+        let matchAlone = #"FROM "_fts_Article" WHERE "_fts_Article" MATCH ?2"#
+        for query in ["word", "sort*", "\"sort descriptor\"", "nowhere"] {
+            let match = try XCTUnwrap(FullTextQuery(query).matchExpression)
+            let expected = try bm25(query)
+            let (best, hits, _) = try container.store.read { db in
+                try FullTextRanking.best(
+                    30, db, sql: FullTextRanking.bestSelect(rank: rank, fromAndWhere: matchAlone),
+                    walkingSQL: FullTextRanking.walkSelect(rank: rank, fromAndWhere: matchAlone), arguments: [match.databaseValue],
+                    lengths: nil, scoringOnly: nil, collectingHits: false, filteredInWhere: false)
+            }
+            XCTAssertEqual(hits.count, 0, query)
+            XCTAssertEqual(best.map(\.key), expected.prefix(30).map(\.key), query)
+            for (mine, sqlite) in zip(best, expected) {
+                XCTAssertEqual(mine.score, sqlite.score, accuracy: abs(sqlite.score) * 1e-12, query)
+            }
+            XCTAssertEqual(best.isEmpty, query == "nowhere", query)
         }
     }
 
