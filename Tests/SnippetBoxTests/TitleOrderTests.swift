@@ -29,6 +29,18 @@ final class TitleOrderTests: LibraryStoreTestCase {
         XCTAssertEqual(TitleOrder.sorted(names, byName: { $0 }), ["Alpha", "alpha", "beta", "Élan", "Folder 9", "folder 10"])
     }
 
+    /// A name's key is kept for the pages after it: the kept key is the key, the first time and every
+    /// time after, and more names than are kept start the kept keys over instead of growing them.
+    func testANamesKeptKeyIsItsKeyAndTheKeptKeysStayBounded() {
+        let names = (0..<(TitleOrder.keptNameKeys + 300)).map { "Ébauche \($0 % 7 == 0 ? "ＷＩＤＥ" : "narrow") \($0)" }
+        for round in 0..<2 {
+            for name in names {
+                XCTAssertEqual(TitleOrder.nameSortKey(name), TitleOrder.sortKey(name), "\(name), round \(round)")
+                XCTAssertLessThanOrEqual(TitleOrder.keptNameKeyCount, TitleOrder.keptNameKeys)
+            }
+        }
+    }
+
     func testFoldersTagsAndSavedSearchesAreListedInTitleOrder() throws {
         let context = ModelContext(container)
         for name in ["beta", "Alpha", "Folder 10", "folder 9"] { context.insert(Folder(name: name)) }
