@@ -152,9 +152,16 @@ final class MarkdownAndImageTests: XCTestCase {
         XCTAssertNil(ImageKind(sniffing: Data()))
     }
 
-    func testColorsReadAndWriteHex() {
+    func testColorsReadAndWriteHex() throws {
         XCTAssertEqual(ColorData(hex: "#3e63dd")?.hex, "#3e63dd")
         XCTAssertNil(ColorData(hex: "blue"))
         XCTAssertEqual(ColorData(red: 2, green: -1, blue: .nan).hex, "#ff0000")
+        for value in 0...255 {
+            let hex = "#" + [value, 255 - value, value / 3].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            XCTAssertEqual(ColorData(hex: hex)?.hex, hex)
+        }
+        // A colour decoded from stored JSON skips `init`'s clamping: it still writes a CSS colour.
+        let decoded = try JSONDecoder().decode(ColorData.self, from: Data(#"{"red":2,"green":-0.5,"blue":0.5,"alpha":1}"#.utf8))
+        XCTAssertEqual(decoded.hex, "#ff0080")
     }
 }

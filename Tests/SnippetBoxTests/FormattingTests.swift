@@ -10,6 +10,46 @@ final class FormattingTests: XCTestCase {
         XCTAssertEqual(Formatting.isoDate(Date(timeIntervalSince1970: 1_795_356_300)), "2026-11-22T14:05:00Z")
     }
 
+    /// The fields worked out from a date's seconds are Foundation's calendar's, from 1583 to 9999: leap
+    /// days, century years, the seconds before 1970 and fractions of a second; outside those years
+    /// the calendar answers.
+    func testDisplayDateFieldsAreTheCalendarsFrom1583To9999() {
+        func same(_ interval: TimeInterval, _ label: String) {
+            let date = Date(timeIntervalSince1970: interval)
+            guard let fields = Formatting.utcFields(date) else { return XCTFail("no fields for \(label)") }
+            let calendar = Formatting.calendarFields(date)
+            XCTAssertTrue(fields == calendar, "\(label): \(fields) against \(calendar)")
+        }
+        let edges: [TimeInterval] = [
+            0, -0.5, -1, 0.999, 59.9, -60, 86_399.5, -86_400, -86_400.25,
+            951_782_399, 951_782_400, 951_868_800, // 28 Feb, 29 Feb, 1 Mar 2000
+            -2_203_977_600, -2_203_891_200, // 28 Feb and 1 Mar 1900
+            -12_212_553_600, 253_402_300_799, // 1 Jan 1583, the last second of 9999
+            4_107_542_400, 4_107_628_800, // 28 Feb and 1 Mar 2100
+        ]
+        for interval in edges { same(interval, "\(interval)") }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            same(Double.random(in: -12_212_553_600..<253_402_300_800, using: &generator), "random")
+        }
+        for outside in [-12_212_553_601.0, 253_402_300_800, Date.distantPast.timeIntervalSince1970, .infinity, -.infinity, .nan] {
+            XCTAssertNil(Formatting.utcFields(Date(timeIntervalSince1970: outside)), "\(outside)")
+        }
+        // Outside those years the calendar's fields are shown, and nothing traps.
+        XCTAssertFalse(Formatting.displayDate(Date.distantPast).isEmpty)
+        XCTAssertFalse(Formatting.displayDate(Date.distantFuture).isEmpty)
+    }
+
+    /// ASCII whitespace is trimmed from an excerpt's lines as Unicode's White_Space property has it.
+    func testAnExcerptTrimsASCIIWhitespaceAsUnicodeDoes() {
+        for value in UInt8(0)..<0x80 {
+            let scalar = Unicode.Scalar(value)
+            if (0x0A...0x0D).contains(value) { continue } // line breaks, which split lines
+            let text = "\(scalar)x\(scalar)"
+            XCTAssertEqual(Formatting.excerpt(text), scalar.properties.isWhitespace ? "x" : text, "U+\(String(value, radix: 16))")
+        }
+    }
+
     func testAnExcerptIsTheFirstThreeNonEmptyLinesTrimmed() {
         XCTAssertEqual(Formatting.excerpt("\n  let a = 1  \n\n\tlet b = 2\r\nlet c = 3\nlet d = 4"), "let a = 1 let b = 2 let c = 3")
         XCTAssertEqual(Formatting.excerpt(""), "")

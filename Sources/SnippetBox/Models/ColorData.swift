@@ -23,13 +23,20 @@ public struct ColorData: Codable, Hashable, Sendable {
                   blue: Double(value & 0xFF) / 255)
     }
 
-    /// `#rrggbb`, for colour inputs and CSS.
+    /// `#rrggbb`, for colour inputs and CSS; a component outside 0...1 (a value decoded, not made by
+    /// `init`) as its nearest bound. Written digit by digit into seven bytes: every list page writes
+    /// each tag's colour, and `String(_:radix:)` with concatenations was 1.8% of a list page's CPU.
     public var hex: String {
-        func byte(_ component: Double) -> String {
-            let text = String(Int((component * 255).rounded()), radix: 16)
-            return text.count == 1 ? "0" + text : text
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 7) { buffer in
+            buffer[0] = UInt8(ascii: "#")
+            for (position, component) in [red, green, blue].enumerated() {
+                let byte = Int((Self.clamped(component) * 255).rounded())
+                buffer[1 + 2 * position] = digits[byte >> 4]
+                buffer[2 + 2 * position] = digits[byte & 0x0F]
+            }
+            return 7
         }
-        return "#" + byte(red) + byte(green) + byte(blue)
     }
 
     /// Black or white, whichever reads better on this colour.
