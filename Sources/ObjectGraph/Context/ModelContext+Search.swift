@@ -341,7 +341,7 @@ extension ModelContext {
         let limit = Self.cachedSearchRanks
         let ranked = features.best(limit, among: meeting, averageLength: collection.averageLength, rows: collection.rows)
             .map { RankedKey(key: $0.key, score: $0.score) }
-        var hits = KeySet(features.keys)
+        var hits = KeySet(features.hits.lazy.map(\.key))
         if let meeting { hits = hits.intersection(meeting) }
         return RankedPrefix(keys: ranked, bound: ranked.count < limit ? nil : ranked.last, meetingHits: hits)
     }
