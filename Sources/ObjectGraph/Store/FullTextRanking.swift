@@ -191,7 +191,7 @@ enum FullTextRanking {
         // The inputs outlive the statement (see `fetchAll`): read without retaining them, once per hit.
         Unmanaged<RankingInputs>.fromOpaque(pointer)._withUnsafeGuaranteedRef { inputs in
             if inputs.collectsHits { inputs.collect(key) }
-            sqlite3_result_int(context, inputs.scoringOnly?.contains(key) == false ? 0 : 1)
+            sqlite3_result_int(context, inputs.leavesOut(key) ? 0 : 1)
         }
     }
 
@@ -267,6 +267,7 @@ enum FullTextRanking {
             self.filteredInWhere = filteredInWhere
             self.collectsFeatures = collectsFeatures
             self.walksEveryHit = walksEveryHit
+            keepsBest = keepingBest != nil
             progress = .allocate(capacity: 1)
             progress.initialize(to: Progress(best: keepingBest.map { BestRanks(capacity: $0) }))
         }
@@ -307,7 +308,19 @@ enum FullTextRanking {
 
         var hits: KeySet { progress.pointee.hits }
         var best: BestRanks? { progress.pointee.best }
-        var keepsBest: Bool { progress.pointee.best != nil }
+        /// Stored, not read from `progress`: testing the optional there copied the heap's arrays,
+        /// a retain and a release for every hit.
+        let keepsBest: Bool
+
+        /// Whether the hit is one not to rank (`scoringOnly` does not hold it).
+        func leavesOut(_ key: Int64) -> Bool {
+            scoringOnly?.contains(key) == false
+        }
+
+        /// The document's length from the lengths given, or -1 (none given, or none known there).
+        func length(of key: Int64) -> Int32 {
+            lengths?.length(of: key) ?? -1
+        }
 
         func collect(_ key: Int64) {
             progress.pointee.hits.insert(key)
@@ -458,11 +471,11 @@ enum FullTextRanking {
             key = rowid(fts)
             if !inputs.filteredInWhere {
                 if inputs.collectsHits { inputs.collect(key) }
-                leftOut = inputs.scoringOnly?.contains(key) == false
+                leftOut = inputs.leavesOut(key)
                 // A hit left out still has its features read: they serve any later condition.
                 if leftOut && !inputs.collectsFeatures { return .success(inputs.keepsBest ? nil : .infinity) }
             }
-            if let lengths = inputs.lengths { length = lengths.length(of: key) }
+            length = inputs.length(of: key)
         }
         if length < 0 {
             let code = columnSize(fts, -1, &length)
