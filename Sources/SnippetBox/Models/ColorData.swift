@@ -27,7 +27,7 @@ public struct ColorData: Codable, Hashable, Sendable {
     /// `init`) as its nearest bound. Written digit by digit into seven bytes: every list page writes
     /// each tag's colour, and `String(_:radix:)` with concatenations was 1.8% of a list page's CPU.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = Self.hexDigits
         return String(unsafeUninitializedCapacity: 7) { buffer in
             buffer[0] = UInt8(ascii: "#")
             for (position, component) in [red, green, blue].enumerated() {
@@ -38,6 +38,9 @@ public struct ColorData: Codable, Hashable, Sendable {
             return 7
         }
     }
+
+    /// Made once: an array built in `hex` was an allocation for every colour written.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Black or white, whichever reads better on this colour.
     public var contrastingTextHex: String {
