@@ -244,7 +244,7 @@ extension ModelContext {
         }
         guard matchingCount * 2 >= indexHits else { return nil }
         let wanted = Self.cachedSearchRanks * indexHits / matchingCount * 5 / 4 + 1
-        let matchAlone = "FROM \(fts) WHERE \(fts) MATCH ?2"
+        let matchAlone = Self.matchAlone(index)
         let candidatesSQL = FullTextRanking.bestSelect(rank: rank, fromAndWhere: matchAlone)
         let lengths = documentLengths(of: index, ranking: indexHits)
         let meetingSQL = "SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias) "
@@ -279,11 +279,10 @@ extension ModelContext {
         among meeting: KeySet, layout: EntityLayout, index: FullTextIndex, match: String, onePhrase: Bool, rank: String,
         collectingHits: Bool
     ) throws -> (prefix: RankedPrefix, hits: KeySet, features: HitFeatures?) {
-        let fts = index.tableName.quotedIdentifier
         let limit = Self.cachedSearchRanks
         // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`).
         let filteredInWhere = try meeting.count * 2 < store.count(layout, condition: nil)
-        let matchAlone = "FROM \(fts) WHERE \(fts) MATCH ?2"
+        let matchAlone = Self.matchAlone(index)
         let sql = FullTextRanking.bestSelect(
             rank: rank, fromAndWhere: matchAlone + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
         let lengths = documentLengths(of: index, ranking: meeting.count)
@@ -303,9 +302,17 @@ extension ModelContext {
     /// statement that reads them, restricted to a save's rows by their keys in its third parameter.
     private func hitFeaturesSQL(_ index: FullTextIndex, rank: String) -> (key: String, restricted: String) {
         let fts = index.tableName.quotedIdentifier
-        return (FullTextRanking.bestSelect(rank: rank, fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2"),
+        let matchAlone = Self.matchAlone(index)
+        return (FullTextRanking.bestSelect(rank: rank, fromAndWhere: matchAlone),
                 FullTextRanking.bestSelect(
-                    rank: rank, fromAndWhere: "FROM \(fts) WHERE \(fts) MATCH ?2 AND \(fts).rowid IN (SELECT value FROM json_each(?3))"))
+                    rank: rank, fromAndWhere: matchAlone + " AND \(fts).rowid IN (SELECT value FROM json_each(?3))"))
+    }
+
+    /// The FROM and WHERE of a ranking of the index alone, its match the statement's second parameter
+    /// (the ranking's inputs are the first).
+    private static func matchAlone(_ index: FullTextIndex) -> String {
+        let fts = index.tableName.quotedIdentifier
+        return "FROM \(fts) WHERE \(fts) MATCH ?2"
     }
 
     /// Keeps the features a ranking read, brought up to date through saves (the hits among a save's
