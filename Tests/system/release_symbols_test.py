@@ -3,16 +3,16 @@
 
 The test command builds in debug only, and a cold release build of the app is long here (a clean
 clone's was at step 128 of 933 after six and a half minutes). Yet some code compiles to a reference
-to a symbol that only the optimizer writes: stop 45's `ResultsObserver` held a `SortDescriptor<Element>` in a struct, and in release the struct's
-copy code named the metadata of `SortDescriptor.AllowedComparison`, a type Foundation does not
-export. Nothing that linked ObjectGraph linked in release (the benchmarks' build failed), and no test
-noticed for a whole stop.
+to a symbol that only the optimizer writes: stop 45's `ResultsObserver` held a
+`SortDescriptor<Element>` in a struct, and in release the struct's copy code named the metadata of
+`SortDescriptor.AllowedComparison`, a type Foundation does not export. Nothing that linked
+ObjectGraph linked in release (the benchmarks' build failed), and no test noticed for a whole stop.
 
 So this compiles ObjectGraph's sources alone as a release build does (`-O`, whole module), against
 the modules the debug build just made, and checks every Swift symbol of the toolchain's modules that
 the object file needs against the symbols the toolchain's shared libraries define: about two minutes.
-It needs the debug build's plan (`.build/debug.yaml`), so it runs after `swift test`. Exits non-zero, naming the symbols, on a
-reference nothing exports.
+It needs the debug build's plan (`.build/debug.yaml`), so it runs after `swift test`. Exits
+non-zero, naming the symbols, on a reference nothing exports.
 """
 import json
 import os
