@@ -15,8 +15,14 @@ extension ModelContext {
             let rows = try store.fetchRows(layout, query: query, unloaded: unloaded)
             // Grown one model at a time, the registry rehashed every identifier at each doubling.
             registered.reserveCapacity(registered.count + rows.count)
-            let results = try rows.compactMap {
-                try model(T.self, from: $0, layout: layout, includeDeleted: includeDeleted, unloaded: unloaded)
+            // A loop, not `compactMap`: the standard library's, not specialized for a model type it
+            // only learns at run time, looked up the metadata of `T?` for every row.
+            var results: [T] = []
+            results.reserveCapacity(rows.count)
+            for row in rows {
+                if let object = try model(T.self, from: row, layout: layout, includeDeleted: includeDeleted, unloaded: unloaded) {
+                    results.append(object)
+                }
             }
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: results, layout: layout)
             return results

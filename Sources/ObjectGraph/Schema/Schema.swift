@@ -60,9 +60,20 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
     }
 
     /// The entity name of a model type: its class name, without the names of enclosing types.
+    ///
+    /// Kept per type once made: `String(describing:)` asks the runtime for the type's name, a few
+    /// microseconds, and every fetch and count asks for its entity's layout by this name (a list page
+    /// asks some twenty times, a hundredth of its time).
     public static func entityName<T>(for type: T.Type) -> String {
-        String(describing: type)
+        let key = ObjectIdentifier(type)
+        if let name = entityNames.withLock({ $0[key] }) { return name }
+        let name = String(describing: type)
+        // Bounded by the types a program declares: nothing to evict.
+        entityNames.withLock { $0[key] = name }
+        return name
     }
+
+    private static let entityNames = LockedNames()
 
     public var description: String { SchemaDescription(schema: self).text }
 
@@ -145,4 +156,16 @@ public protocol SchemaProperty: AnyObject, CustomStringConvertible {
     var isTransient: Bool { get }
     var isOptional: Bool { get }
     var isUnique: Bool { get }
+}
+
+/// The entity names made so far, by type, behind a lock: any thread may fetch.
+private final class LockedNames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [ObjectIdentifier: String] = [:]
+
+    func withLock<Result>(_ body: (inout [ObjectIdentifier: String]) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&names)
+    }
 }

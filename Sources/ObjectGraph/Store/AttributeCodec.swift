@@ -21,6 +21,9 @@ struct AttributeCodec: @unchecked Sendable {
     static func make(for type: Any.Type, opaque: Bool = false) -> AttributeCodec? {
         if let optional = type as? any _OptionalValue.Type {
             guard let wrapped = make(for: optional.wrappedType, opaque: opaque), !wrapped.isOptional else { return nil }
+            // Made once: wrapping nil asks the runtime for the `Optional` type's metadata, and every
+            // NULL column read (a snippet without a folder, an image or a deletion date) made it.
+            let none = optional.wrapping(nil)
             return AttributeCodec(
                 columnType: wrapped.columnType,
                 isOptional: true,
@@ -32,7 +35,7 @@ struct AttributeCodec: @unchecked Sendable {
                     return try wrapped.encode(inner)
                 },
                 decode: { stored in
-                    stored.isNull ? optional.wrapping(nil) : optional.wrapping(try wrapped.decode(stored))
+                    stored.isNull ? none : optional.wrapping(try wrapped.decode(stored))
                 },
                 storesJSON: wrapped.storesJSON
             )

@@ -24,6 +24,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// The full-text index of each entity that has `.spotlight` attributes.
     let fullTextIndexes: [String: FullTextIndex]
     private let insertSQLByEntity: [String: String]
+    /// Each entity's `selectList` with every column read, by its layout: a list page's fetches made
+    /// it a dozen times, a hundredth of the page.
+    private let selectListByLayout: [ObjectIdentifier: String]
     /// Counts already computed, until the store changes.
     let aggregateCache: AggregateCache
     /// What read transactions and the cache know this store by.
@@ -49,6 +52,9 @@ final class SQLiteStore: @unchecked Sendable {
         self.joinTableColumnsByEntity = Self.joinTableColumns(of: schema)
         self.joinTableNames = Set(joinTableColumnsByEntity.values.joined().map(\.table)).sorted()
         self.insertSQLByEntity = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, Self.insertSQL(of: $0.layout)) })
+        self.selectListByLayout = Dictionary(uniqueKeysWithValues: schema.entities.map {
+            (ObjectIdentifier($0.layout), Self.selectList($0.layout))
+        })
         self.fullTextIndexes = Dictionary(uniqueKeysWithValues: schema.entities.compactMap { entity in
             FullTextIndex.of(entity.layout).map { (entity.name, $0) }
         })
@@ -188,8 +194,14 @@ final class SQLiteStore: @unchecked Sendable {
         }).joined(separator: ", ")
     }
 
+    /// `selectList` under the usual alias, the one made when the store opened where it can be.
+    func selectList(_ layout: EntityLayout, unloaded: Set<Int> = []) -> String {
+        if unloaded.isEmpty, let made = selectListByLayout[ObjectIdentifier(layout)] { return made }
+        return Self.selectList(layout, unloaded: unloaded)
+    }
+
     func fetchRows(_ layout: EntityLayout, query: RowQuery, unloaded: Set<Int> = []) throws -> [FetchedRow] {
-        let (sql, arguments) = query.windowSQL(selecting: Self.selectList(layout, unloaded: unloaded), from: layout)
+        let (sql, arguments) = query.windowSQL(selecting: selectList(layout, unloaded: unloaded), from: layout)
         return try readRows(layout, sql: sql, arguments: arguments, leadingColumns: 0).map(\.row)
     }
 
@@ -318,7 +330,7 @@ final class SQLiteStore: @unchecked Sendable {
         switch mapping.storage {
         case .inverseForeignKey(let column):
             sql = """
-                SELECT \(alias).\(column.quotedIdentifier), \(SQLiteStore.selectList(destination))
+                SELECT \(alias).\(column.quotedIdentifier), \(selectList(destination))
                 FROM \(destination.name.quotedIdentifier) AS \(alias)
                 WHERE \(alias).\(column.quotedIdentifier) IN (SELECT value FROM json_each(?))
                 ORDER BY \(alias)."_pk"
@@ -328,7 +340,7 @@ final class SQLiteStore: @unchecked Sendable {
                 ? "\"j\".\"position\", \"j\".rowid, "
                 : "\"j\".\"inversePosition\" IS NULL, \"j\".\"inversePosition\", \"j\".rowid, "
             sql = """
-                SELECT "j".\(table.ownColumn.quotedIdentifier), \(SQLiteStore.selectList(destination))
+                SELECT "j".\(table.ownColumn.quotedIdentifier), \(selectList(destination))
                 FROM \(table.name.quotedIdentifier) AS "j"
                 JOIN \(destination.name.quotedIdentifier) AS \(alias) ON \(alias)."_pk" = "j".\(table.otherColumn.quotedIdentifier)
                 WHERE "j".\(table.ownColumn.quotedIdentifier) IN (SELECT value FROM json_each(?))
