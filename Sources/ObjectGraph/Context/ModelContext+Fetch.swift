@@ -80,7 +80,9 @@ extension ModelContext {
             // The saved rows of deleted and changed models are taken back as the store matched them
             // (a deleted model's values in memory may be edits made before the delete), and a changed
             // model counts as it is now, as `fetch` lists it.
-            let savedPending = (pending.deletedSaved + pending.changed).compactMap(\.storage.primaryKey)
+            // A closure, not `\.storage.primaryKey`: a key path through a type known only at run time
+            // is instantiated by the runtime on every call (a tenth of the sidebar's counts).
+            let savedPending = (pending.deletedSaved + pending.changed).compactMap { $0.storage.primaryKey }
             count -= try savedKeys(among: savedPending, matching: descriptor.predicate, layout: layout).count
             for object in pending.changed where try descriptor.predicate?.evaluate(object) ?? true { count += 1 }
             // Rows awaiting a batch delete, but those of models loaded since it was asked for: counted

@@ -41,7 +41,7 @@ extension ModelContext {
                     entity: layout.name)
             }
             let mapping = layout.mapping(for: slot)
-            let storages = results.map(\.storage)
+            let storages = results.map { $0.storage } // (not `\.storage`: see `fetchCount`)
             if slot.isForeignKey {
                 let wanted = Set(storages.compactMap { ModelStorage.value($0.values[slot.index], as: ToOneFault.self)?.primaryKey })
                 guard !wanted.isEmpty else { continue }

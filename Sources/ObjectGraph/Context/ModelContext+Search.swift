@@ -212,7 +212,7 @@ extension ModelContext {
             }
             hits.append(SearchHit(model: model, score: ranked.score, excerpts: fragments))
         }
-        try prefetch(relationshipKeyPathsForPrefetching, for: hits.map(\.model), layout: layout)
+        try prefetch(relationshipKeyPathsForPrefetching, for: hits.map { $0.model }, layout: layout)
         return SearchResults(hits: hits, totalCount: total)
     }
 

@@ -473,14 +473,6 @@ final class PredicateTranslation {
 
 // MARK: Key paths built for a type known only at run time
 
-extension EntityLayout {
-    var persistentModelIDKeyPath: AnyKeyPath { Self.identifierKeyPath(modelType) }
-
-    private static func identifierKeyPath<T: PersistentModel>(_ type: T.Type) -> AnyKeyPath {
-        \T.persistentModelID
-    }
-}
-
 extension RelationshipMapping {
     /// `\[Destination].count` and `\[Destination].isEmpty` (or their optional-array forms' inner key paths).
     var countKeyPath: AnyKeyPath? { arrayType?._countKeyPath }

@@ -213,6 +213,10 @@ final class EntityLayout: @unchecked Sendable {
     private let mappings = LockedValue<[Int: RelationshipMapping]>([:])
     let hasInstanceStoredProperties: Bool
     let buildErrors: [SwiftDataError]
+    /// `\Model.persistentModelID`, made once: built for a type known only at run time, a key path is
+    /// instantiated by the runtime from its mangled name, and a predicate's translation compared
+    /// every property it reads with this one (a quarter of translating a list page's predicates).
+    let persistentModelIDKeyPath: AnyKeyPath
 
     private init(modelType: any PersistentModel.Type) {
         let name = Schema.entityName(for: modelType)
@@ -244,9 +248,11 @@ final class EntityLayout: @unchecked Sendable {
         self.toManySlots = slots.filter(\.isToMany)
         self.relationshipSlots = slots.filter { $0.relationship != nil }
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
+        let rowKeyPath = Self.rowKeyPath(of: modelType)
+        self.persistentModelIDKeyPath = rowKeyPath
         self.indexes = Self.resolveIndexes(
             modelType._objectGraphIndexes, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
-            rowKeyPath: Self.rowKeyPath(of: modelType), errors: &errors)
+            rowKeyPath: rowKeyPath, errors: &errors)
         self.buildErrors = errors
     }
 
