@@ -75,6 +75,39 @@ final class FormattingTests: XCTestCase {
         }
     }
 
+    /// The byte-by-byte excerpt of ASCII text is the excerpt found by scalars and cut by Characters,
+    /// and it gives way to that one as soon as it reads a byte that is not ASCII.
+    func testAnASCIIExcerptIsTheExcerptByScalars() {
+        // Mostly ASCII: letters, spaces, tabs and every ASCII line break, with now and then a combining
+        // mark, a no-break space, a line separator or an emoji, which the byte path must leave alone.
+        let ascii: [String] = ["a", "b", "x", "1", " ", " ", "\t", "\n", "\r", "\r\n", "\u{0B}", "\u{0C}", ";", "-"]
+        let other: [String] = ["\u{301}", "\u{A0}", "\u{2028}", "\u{85}", "👍🏽", "ß", "é"]
+        var generator = SystemRandomNumberGenerator()
+        var fastPathTaken = 0
+        for round in 0..<4_000 {
+            let length = Int.random(in: 0...60, using: &generator) * (round % 10 == 0 ? 8 : 1)
+            let text = (0..<length).map { _ in
+                Int.random(in: 0..<40, using: &generator) == 0 ? other.randomElement(using: &generator)! : ascii.randomElement(using: &generator)!
+            }.joined()
+            for limit in [0, 1, 3, 10, 140] {
+                let expected = Formatting.excerptByScalars(text, limit: limit)
+                XCTAssertEqual(Formatting.excerpt(text, limit: limit), expected, "\(text.debugDescription), limit \(limit)")
+                if let byBytes = Formatting.asciiExcerpt(text, limit: limit) {
+                    XCTAssertEqual(byBytes, expected, "\(text.debugDescription), limit \(limit)")
+                    fastPathTaken += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(fastPathTaken, 5_000, "ASCII texts are excerpted byte by byte")
+        // A mark right after the cut belongs to the last Character kept: the byte path hands over.
+        XCTAssertNil(Formatting.asciiExcerpt("abc\u{301}d", limit: 3))
+        XCTAssertEqual(Formatting.excerpt("abc\u{301}d", limit: 3), "abc\u{301}…")
+        // Trailing whitespace past the limit is trimmed, not a reason to cut.
+        XCTAssertEqual(Formatting.excerpt("abc   \t", limit: 3), "abc")
+        XCTAssertEqual(Formatting.excerpt("abc\n  \n", limit: 3), "abc")
+        XCTAssertEqual(Formatting.excerpt("abc\nd", limit: 3), "abc…")
+    }
+
     func testAnIDStringIsTheUUIDStringFoundationWrites() {
         let edges = [
             UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
