@@ -513,8 +513,30 @@ extension Array: _ModelArray {
     public static var modelType: (any PersistentModel.Type)? { Element.self as? any PersistentModel.Type }
     public static var _countKeyPath: AnyKeyPath { \[Element].count }
     public static var _isEmptyKeyPath: AnyKeyPath { \[Element].isEmpty }
-    public static func _make(from models: [AnyObject]) -> Any { models.compactMap { $0 as? Element } }
-    public var _models: [AnyObject] { compactMap { $0 as AnyObject } }
+    /// Loops, not `compactMap`: these run for a type known only at run time, where the standard
+    /// library's generic `compactMap` looked up `Element?`'s metadata for every element (each row's
+    /// tags on a list page). A model of exactly the element type is taken as it is, without the
+    /// runtime's general cast.
+    public static func _make(from models: [AnyObject]) -> Any {
+        var made: [Element] = []
+        made.reserveCapacity(models.count)
+        for model in models {
+            if ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self) {
+                // The dynamic type is `Element`, a class: the reference is one of that type.
+                made.append(unsafeBitCast(model, to: Element.self))
+            } else if let element = model as? Element {
+                made.append(element)
+            }
+        }
+        return made
+    }
+
+    public var _models: [AnyObject] {
+        var models: [AnyObject] = []
+        models.reserveCapacity(count)
+        for element in self { models.append(element as AnyObject) }
+        return models
+    }
 
     public func _containsIdentical(_ model: AnyObject) -> Bool {
         let target = identityAddress(of: model)

@@ -303,7 +303,11 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
     private func slowValue<Value>(at index: Int, as type: Value.Type) -> Value {
         if Self.holds(values[index], UnloadedValue.self) { loadUnloadedColumns(for: index) }
         if layout.slots[index].relationship != nil {
-            if let value = resolvedRelationshipValue(at: index) as? Value { return value }
+            let resolved = resolvedRelationshipValue(at: index)
+            // Mostly of the property's exact type (`Folder?`, `[Tag]`): opened without the runtime's
+            // general cast, which looked up the type's metadata on every read of a relationship.
+            if Swift.type(of: resolved) == Value.self { return Self.sameTypeValue(resolved, as: Value.self) }
+            if let value = resolved as? Value { return value }
         } else if let value = values[index] as? Value {
             return value
         }
