@@ -280,12 +280,14 @@ extension ModelContext {
         collectingHits: Bool
     ) throws -> (prefix: RankedPrefix, hits: KeySet, features: HitFeatures?) {
         let limit = Self.cachedSearchRanks
-        // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`).
-        let filteredInWhere = try meeting.count * 2 < store.count(layout, condition: nil)
+        let lengths = documentLengths(of: index, ranking: meeting.count)
+        // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`). The rows are the
+        // kept lengths' documents when there are some: only the statement's shape depends on it.
+        let rows = try lengths?.documentCount ?? store.count(layout, condition: nil)
+        let filteredInWhere = meeting.count * 2 < rows
         let matchAlone = Self.matchAlone(index)
         let sql = FullTextRanking.bestSelect(
             rank: rank, fromAndWhere: matchAlone + (filteredInWhere ? " AND \(FullTextRanking.hitFilter)" : ""))
-        let lengths = documentLengths(of: index, ranking: meeting.count)
         let (best, hits, features) = try store.read { db in
             try FullTextRanking.best(
                 limit, db, sql: sql, walkingSQL: onePhrase ? FullTextRanking.walkSelect(rank: rank, fromAndWhere: matchAlone) : nil,

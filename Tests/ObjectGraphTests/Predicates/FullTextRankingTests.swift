@@ -69,6 +69,7 @@ final class FullTextRankingTests: PredicateTestCase {
         for key in 0...(inIndex.keys.max() ?? 0) + 1 {
             XCTAssertEqual(kept.length(of: key), inIndex[key] ?? -1, "\(label): key \(key)", file: file, line: line)
         }
+        XCTAssertEqual(kept.documentCount, inIndex.count, "\(label): documents", file: file, line: line)
     }
 
     func testScoresAreSQLitesBM25WithLengthsKeptOrNot() throws {
@@ -426,6 +427,44 @@ final class FullTextRankingTests: PredicateTestCase {
         let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
         let keptHits = try XCTUnwrap(ModelContext(container).keptFullTextKeys(index, match: #""word""#), "the word's hits kept")
         XCTAssertEqual(keptHits.sortedKeys, try wordsHits(#""word""#))
+    }
+
+    /// With the text lengths kept, a first search takes the number of rows from them (their documents)
+    /// instead of counting the table, and ranks as before; lengths replaced through a save count their
+    /// documents as the index holds them.
+    func testASearchWithKeptLengthsDoesNotCountTheTable() throws {
+        try insertKeptAndTrashedNotes()
+        try context.prepareSearch(of: Article.self)
+        try assertKeptLengthsAreTheIndexs("prepared")
+        // Kept key sets for the condition, as a page's counts leave them: the first search ranks the
+        // word's hits among them (`prefixRanked`), which chooses where to leave the others out.
+        let notTrashed = #Predicate<Article> { $0.category != "trash" }
+        try context.prepareCounts(of: \.category, where: notTrashed)
+        var titles: [String] = []
+        let statements = try selects(in: container) {
+            titles = try ModelContext(container).search(
+                Article.self, for: "word", where: notTrashed, weights: weights, limit: 20).hits.map(\.model.title)
+        }
+        XCTAssertEqual(rankings(statements).count, 1, "one ranking of the word's hits: \(statements)")
+        XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT COUNT(*) FROM "Article""#) }, "\(statements)")
+        let expected: [String] = try container.store.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid
+                LIMIT 20
+                """)
+        }
+        XCTAssertEqual(titles, expected)
+        // Lengths kept through a save that adds a document, removes two and rewrites one.
+        let articles = try context.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
+        context.delete(articles[0])
+        context.delete(articles[2])
+        articles[1].body = "other words entirely"
+        context.insert(Article(title: "new word", body: "word", category: "kept"))
+        try context.save()
+        _ = try ModelContext(container).search(Article.self, for: "word", weights: weights, limit: 20)
+        try assertKeptLengthsAreTheIndexs("after a save")
+        XCTAssertEqual(keptLengths?.documentCount, 120 + 1_200 - 1, "one document fewer")
     }
 
     /// The keys of the hits of a match expression, as FTS5 walks them.
