@@ -73,7 +73,8 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         return name
     }
 
-    private static let entityNames = LockedNames()
+    /// The names made so far, by type; any thread may fetch.
+    private static let entityNames = LockedValue<[ObjectIdentifier: String]>([:])
 
     public var description: String { SchemaDescription(schema: self).text }
 
@@ -156,16 +157,4 @@ public protocol SchemaProperty: AnyObject, CustomStringConvertible {
     var isTransient: Bool { get }
     var isOptional: Bool { get }
     var isUnique: Bool { get }
-}
-
-/// The entity names made so far, by type, behind a lock: any thread may fetch.
-private final class LockedNames: @unchecked Sendable {
-    private let lock = NSLock()
-    private var names: [ObjectIdentifier: String] = [:]
-
-    func withLock<Result>(_ body: (inout [ObjectIdentifier: String]) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&names)
-    }
 }
