@@ -94,9 +94,12 @@ enum Formatting {
                 while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
                 var end = start
                 var cursor = start
-                while cursor < bytes.count, !isASCIILineBreak(bytes[cursor]) {
+                while cursor < bytes.count {
                     let byte = bytes[cursor]
+                    // Not ASCII: the scalars take over, before the byte can be read as a line break
+                    // (a continuation byte 0x85 is NEL as a scalar).
                     guard byte < 0x80 else { return nil }
+                    if isLineBreak(Unicode.Scalar(byte)) { break }
                     cursor += 1
                     guard byte != 0x20, byte != 0x09 else { continue }
                     end = cursor
@@ -119,11 +122,6 @@ enum Formatting {
             return String(decoding: kept, as: UTF8.self)
         }
         return excerpt ?? nil
-    }
-
-    /// A line break within ASCII (LF, VT, FF, CR), as `isLineBreak` has them.
-    private static func isASCIILineBreak(_ byte: UInt8) -> Bool {
-        (0x0A...0x0D).contains(byte)
     }
 
     /// The excerpt of any text, found among its Unicode scalars and cut by Characters.
