@@ -416,12 +416,7 @@ final class FullTextRankingTests: PredicateTestCase {
         XCTAssertFalse(rankings.first?.contains(FullTextRanking.hitFilter) ?? true, "most rows: the others scored +∞, not filtered")
         // One word: the function walks its hits from one call, not a call per hit.
         XCTAssertTrue(rankings.first?.hasSuffix("LIMIT 1") ?? false, "walked by the function: \(rankings)")
-        let expected: [String] = try container.store.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid
-                """)
-        }
+        let expected = try titlesOfWordOutsideTheTrashByBM25()
         XCTAssertEqual(found.titles, Array(expected.prefix(ModelContext.cachedSearchRanks)))
         XCTAssertEqual(found.total, expected.count)
         let index = try XCTUnwrap(container.store.fullTextIndexes["Article"])
@@ -447,14 +442,7 @@ final class FullTextRankingTests: PredicateTestCase {
         }
         XCTAssertEqual(rankings(statements).count, 1, "one ranking of the word's hits: \(statements)")
         XCTAssertFalse(statements.contains { $0.hasPrefix(#"SELECT COUNT(*) FROM "Article""#) }, "\(statements)")
-        let expected: [String] = try container.store.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
-                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid
-                LIMIT 20
-                """)
-        }
-        XCTAssertEqual(titles, expected)
+        XCTAssertEqual(titles, Array(try titlesOfWordOutsideTheTrashByBM25().prefix(20)))
         // Lengths kept through a save that adds a document, removes two and rewrites one.
         let articles = try context.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
         context.delete(articles[0])
@@ -465,6 +453,16 @@ final class FullTextRankingTests: PredicateTestCase {
         _ = try ModelContext(container).search(Article.self, for: "word", weights: weights, limit: 20)
         try assertKeptLengthsAreTheIndexs("after a save")
         XCTAssertEqual(keptLengths?.documentCount, 120 + 1_200 - 1, "one document fewer")
+    }
+
+    /// The titles of the articles outside the trash that hold "word", in SQLite's bm25 order (ties by key).
+    private func titlesOfWordOutsideTheTrashByBM25() throws -> [String] {
+        try container.store.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT Article.title FROM "_fts_Article" JOIN Article ON Article."_pk" = "_fts_Article".rowid
+                WHERE "_fts_Article" MATCH '"word"' AND Article.category != 'trash' ORDER BY bm25("_fts_Article", 10, 1), "_fts_Article".rowid
+                """)
+        }
     }
 
     /// The keys of the hits of a match expression, as FTS5 walks them.
