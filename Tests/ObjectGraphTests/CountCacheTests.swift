@@ -310,6 +310,47 @@ final class CountCacheTests: StoreTestCase {
         XCTAssertEqual(
             AggregateCache.identifiers(in: #"SELECT "t0"."folder", COUNT(*) FROM "Snip""pet" AS "t0" WHERE "t0"."name" = ? GROUP BY 1"#),
             ["t0", "folder", "Snip\"pet", "name"])
+        XCTAssertEqual(AggregateCache.identifiers(in: #"SELECT "Café", "日本", "" FROM "open"#), ["Café", "日本", ""])
+    }
+
+    /// The byte scans agree with reading the statement by characters (the way they were first
+    /// written) on random statements of quotes, letters, spaces and non-ASCII names.
+    func testTheByteScansOfAStatementAgreeWithReadingItByCharacters() {
+        func identifiersByCharacters(_ sql: String) -> Set<String> {
+            var names: Set<String> = []
+            var characters = Array(sql)[...]
+            while let start = characters.firstIndex(of: "\"") {
+                characters = characters[(start + 1)...]
+                var name = ""
+                var closed = false
+                while let character = characters.popFirst() {
+                    guard character == "\"" else {
+                        name.append(character)
+                        continue
+                    }
+                    if characters.first == "\"" {
+                        characters.removeFirst()
+                        name.append("\"")
+                    } else {
+                        closed = true
+                        break
+                    }
+                }
+                if closed { names.insert(name) }
+            }
+            return names
+        }
+        let pieces = ["\"", "\"", "a", "b", " ", "é", "日", "\"\"", "t0", ".", "\"Snippet\""]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 0..<24, using: &generator)
+            let sql = (0..<count).map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()
+            XCTAssertEqual(AggregateCache.identifiers(in: sql), identifiersByCharacters(sql), sql)
+            for name in ["\"Snippet\"", "\"a\"", "\"日\""] {
+                XCTAssertEqual(
+                    AggregateCache.names(name, atMostOnceIn: sql), sql.components(separatedBy: name).count <= 2, "\(name) in \(sql)")
+            }
+        }
     }
 
     /// A ring of kept results keeps the last few it was told of: one more drops the oldest from the
