@@ -58,11 +58,38 @@ final class RenderedFragments: Sendable {
     var bytes: Int { cache.withLockedValue { $0.bytes } }
 }
 
+// The fragments below hash only what tells one apart from another cheaply (counts, selections, keys
+// and lengths), and compare everything (`==` is synthesized): two fragments that differ only in what
+// is left out of the hash (a folder renamed) are told apart by comparison. Hashing every name, link
+// and excerpt was 2.6% of a list page's time, for a key looked up on every page.
+
 /// What `sidebar.leaf` shows.
 struct SidebarFragment: Encodable, Hashable, Sendable {
     let base: String
     let csrf: String
     let sidebar: Sidebar
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
+        hasher.combine(csrf)
+        hasher.combine(sidebar.allCount)
+        hasher.combine(sidebar.favoritesCount)
+        hasher.combine(sidebar.unfiledCount)
+        hasher.combine(sidebar.isAllCurrent)
+        hasher.combine(sidebar.isFavoritesCurrent)
+        hasher.combine(sidebar.isUnfiledCurrent)
+        hasher.combine(sidebar.folders.count)
+        for folder in sidebar.folders {
+            hasher.combine(folder.count)
+            hasher.combine(folder.isCurrent)
+        }
+        hasher.combine(sidebar.tags.count)
+        for tag in sidebar.tags {
+            hasher.combine(tag.count)
+            hasher.combine(tag.isCurrent)
+        }
+        hasher.combine(sidebar.savedSearches.count)
+    }
 }
 
 /// What `snippet-rows.leaf` shows: the rows of a list page, with the links that keep its query.
@@ -70,12 +97,47 @@ struct SnippetRowsFragment: Encodable, Hashable, Sendable {
     let base: String
     let filterQuery: String
     let rows: [SnippetRow]
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
+        hasher.combine(filterQuery)
+        hasher.combine(rows.count)
+        for row in rows {
+            hasher.combine(row.id)
+            hasher.combine(row.title.utf8.count)
+            hasher.combine(row.matchHTML.utf8.count)
+            hasher.combine(row.tags.count)
+            hasher.combine(row.isFavorite)
+            hasher.combine(row.isSelected)
+        }
+    }
 }
 
 /// What `list-form.leaf` shows.
 struct ListFormFragment: Encodable, Hashable, Sendable {
     let base: String
     let form: ListForm
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
+        hasher.combine(form.text)
+        for choices in [form.folders, form.tags, form.languages] {
+            hasher.combine(choices.count)
+            for choice in choices {
+                hasher.combine(choice.count)
+                hasher.combine(choice.isSelected)
+            }
+        }
+        for options in [form.tagModes, form.sorts, form.orders, form.pageSizes] {
+            hasher.combine(options.firstIndex { $0.isSelected })
+        }
+        hasher.combine(form.favoritesOnly)
+        hasher.combine(form.withImageOnly)
+        hasher.combine(form.createdFrom)
+        hasher.combine(form.createdTo)
+        hasher.combine(form.updatedFrom)
+        hasher.combine(form.updatedTo)
+    }
 }
 
 extension Application {
