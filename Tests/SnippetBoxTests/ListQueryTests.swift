@@ -60,4 +60,18 @@ final class ListQueryTests: XCTestCase {
         XCTAssertFalse(odd.favoritesOnly)
         XCTAssertEqual(query(""), ListQuery())
     }
+
+    /// Values are escaped as Foundation escapes them against letters, digits and `-._~` (the way it
+    /// was first written), with or without the fast path for values that need no escaping.
+    func testQueryValuesAreEscapedAsFoundationEscapesThem() {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let pieces = ["a", "Z", "0", "9", "-", ".", "_", "~", " ", "&", "=", "?", "#", "+", "%", "/", "é", "日", "e\u{301}", "😀", "\"", "<"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let value = (0..<Int.random(in: 0..<10, using: &generator)).map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()
+            XCTAssertEqual(value.urlQueryEscaped, value.addingPercentEncoding(withAllowedCharacters: allowed), value)
+        }
+        XCTAssertEqual("2".urlQueryEscaped, "2")
+        XCTAssertEqual("a b&c".urlQueryEscaped, "a%20b%26c")
+    }
 }
