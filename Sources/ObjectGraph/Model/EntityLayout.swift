@@ -81,10 +81,14 @@ final class PropertySlot: @unchecked Sendable {
 /// How one column of a fetched row becomes its slot's value, worked out once per entity: reading a
 /// row asked each slot what kind of column it was (an option list searched for external storage)
 /// and copied its codec, for every column of every row.
+///
+/// The kind carries no payload, and the decoder is a field of its own: as an enum's payload, the
+/// closure was copied (its context retained and released) at every test of the kind, twice a column
+/// of every row read, a tenth of filling a model from its row.
 struct ColumnReader {
     enum Kind {
-        /// A value held in the column, decoded straight into the slot.
-        case inline((DatabaseValue) throws -> Any)
+        /// A value held in the column, decoded straight into the slot by `decode`.
+        case inline
         /// The related row's key: the slot holds a fault.
         case foreignKey
         /// Anything else (external storage): decoded through `SQLiteStore.decodeColumn`.
@@ -92,17 +96,29 @@ struct ColumnReader {
     }
 
     let slot: PropertySlot
+    /// The slot's index, read for every column of every row without going through `slot`.
+    let index: Int
     let kind: Kind
+    /// The codec's decoder for an `inline` column; for the others, one that is never called.
+    let decode: (DatabaseValue) throws -> Any
 
     init(_ slot: PropertySlot) {
         self.slot = slot
+        index = slot.index
         if slot.isForeignKey {
             kind = .foreignKey
+            decode = Self.notInline
         } else if !slot.isExternalStorage, let codec = slot.codec {
-            kind = .inline(codec.decode)
+            kind = .inline
+            decode = codec.decode
         } else {
             kind = .general
+            decode = Self.notInline
         }
+    }
+
+    private static func notInline(_ stored: DatabaseValue) throws -> Any {
+        throw SwiftDataError(.storeFailure, "a column that is not inline was decoded as one")
     }
 }
 
@@ -205,6 +221,9 @@ final class EntityLayout: @unchecked Sendable {
     let uniqueColumnSlots: [PropertySlot]
     /// `storedColumnSlots`, each with how its column is read.
     let columnReaders: [ColumnReader]
+    /// The indexes of the attributes without a column (transient ones): a row's fill gives each its
+    /// fallback value, where it looked at every slot of every row to find them.
+    let attributeSlotsWithoutColumns: [Int]
     let toManySlots: [PropertySlot]
     /// To-one and to-many relationships, in slot order.
     let relationshipSlots: [PropertySlot]
@@ -237,6 +256,7 @@ final class EntityLayout: @unchecked Sendable {
         self.storedColumnSlots = columnSlots + foreignKeySlots
         self.preservedSlots = columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
+        self.attributeSlotsWithoutColumns = slots.filter { !$0.isColumn && $0.relationship == nil }.map(\.index)
         let declaredUniqueness = Self.resolveUniqueness(
             modelType._objectGraphUniqueness, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
             errors: &errors)

@@ -385,9 +385,9 @@ final class SQLiteStore: @unchecked Sendable {
         committed: inout [DatabaseValue]
     ) throws -> Any {
         switch reader.kind {
-        case .inline(let decode):
+        case .inline:
             do {
-                return try decode(stored)
+                return try reader.decode(stored)
             } catch let error as SwiftDataError {
                 throw error.located(entity: storage.layout.name, property: reader.slot.name)
             }
@@ -423,13 +423,16 @@ final class SQLiteStore: @unchecked Sendable {
         var values = storage.values
         storage.values = []
         if values.count != layout.slots.count { values = Array(repeating: UnsetValue(), count: layout.slots.count) }
-        for reader in layout.columnReaders {
-            let index = reader.slot.index
+        // The readers are used in place, not copied out of the array one by one (a retain and a
+        // release of the slot and of the decoder for every column of every row).
+        let readers = layout.columnReaders
+        for position in readers.indices {
+            let index = readers[position].index
             if !unloaded.isEmpty, unloaded.contains(index) {
                 values[index] = UnloadedValue()
                 continue
             }
-            if case .general = reader.kind, reader.slot.isExternalStorage,
+            if case .general = readers[position].kind, readers[position].slot.isExternalStorage,
                let name = ExternalStorage.referencedFileName(in: row.valuesBySlot[index]) {
                 // The committed value stays the file's name, which the load reads by.
                 values[index] = UnloadedValue()
@@ -438,7 +441,8 @@ final class SQLiteStore: @unchecked Sendable {
                 continue
             }
             do {
-                values[index] = try read(row.valuesBySlot[index], with: reader, for: storage, rowKey: row.primaryKey, committed: &committed)
+                values[index] = try read(
+                    row.valuesBySlot[index], with: readers[position], for: storage, rowKey: row.primaryKey, committed: &committed)
             } catch {
                 storage.values = values
                 throw error
@@ -448,8 +452,8 @@ final class SQLiteStore: @unchecked Sendable {
             values[slot.index] = ToManyFault()
         }
         if storage.unversionedToManyLoadedAt != nil { storage.unversionedToManyLoadedAt = nil }
-        for slot in layout.slots where !slot.isColumn && slot.relationship == nil {
-            if let fallback = storage.fallbackValue(at: slot.index) { values[slot.index] = fallback }
+        for index in layout.attributeSlotsWithoutColumns {
+            if let fallback = storage.fallbackValue(at: index) { values[index] = fallback }
         }
         storage.values = values
         // A new storage's relationship slots now hold faults (or nil for a to-one without a row, or
