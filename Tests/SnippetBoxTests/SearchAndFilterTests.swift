@@ -128,6 +128,30 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertFalse(body.contains("rel=\"next\""))
     }
 
+    /// The links to the page before and after show exactly where there is such a page (the template
+    /// tests flags for them); the top bar's account links show for a logged-in page only.
+    func testPreviousAndNextLinksAndTheAccountLinksShowWhereTheyApply() async throws {
+        try withContext { context in
+            for index in 0..<7 { context.insert(Snippet(title: "Extra \(index)", code: "x")) }
+            try context.save()
+        }
+        let first = try await page("/snippets?size=10")
+        XCTAssertTrue(first.contains("1–10 of 12"), first)
+        XCTAssertTrue(first.contains(#"rel="next" href="/snippets?size=10&amp;page=2""#), first)
+        XCTAssertFalse(first.contains(#"rel="prev""#))
+        let second = try await page("/snippets?size=10&page=2")
+        XCTAssertTrue(second.contains("11–12 of 12"), second)
+        XCTAssertTrue(second.contains(#"rel="prev" href="/snippets?size=10""#), second)
+        XCTAssertFalse(second.contains(#"rel="next""#))
+
+        XCTAssertTrue(first.contains(#"action="/logout""#) && first.contains(#"href="/trash""#), "a logged-in page's top bar")
+        try await app.test(.GET, "/login") { response async throws in
+            XCTAssertEqual(response.status, .ok)
+            XCTAssertFalse(response.body.string.contains(#"action="/logout""#), "the login page has no account links")
+            XCTAssertFalse(response.body.string.contains(#"href="/trash""#))
+        }
+    }
+
     func testSearchRanksTitleMatchesFirstAndMarksTheWords() async throws {
         let results = try await titles("?q=fetch")
         XCTAssertEqual(results.first, "Alpha fetch", "a title match ranks above code and notes matches")

@@ -122,6 +122,6 @@ struct SnippetList {
             first: min(first, total), last: min(query.page * query.pageSize, total),
             previousQuery: query.page > 1 ? query.queryString(page: query.page - 1) : nil,
             nextQuery: query.page < pageCount ? query.queryString(page: query.page + 1) : nil,
-            hasResults: total > 0)
+            hasResults: total > 0, hasPrevious: query.page > 1, hasNext: query.page < pageCount)
     }
 }

@@ -35,8 +35,11 @@ struct Pagination: Encodable, Sendable {
     @EncodedAsText var last: Int
     let previousQuery: String?
     let nextQuery: String?
-    /// Whether there is anything to page through, as a flag for the template (see `EncodedAsText`).
+    /// Whether there is anything to page through, and a page before or after this one, as flags for
+    /// the template's conditions (see `EncodedAsText`).
     let hasResults: Bool
+    let hasPrevious: Bool
+    let hasNext: Bool
 }
 
 struct SavedSearchLink: Encodable, Hashable, Sendable {

@@ -15,9 +15,12 @@ struct PageContext<Content: Encodable & Sendable>: Encodable, Sendable {
     /// The session's anti-forgery token, put in every form that changes data.
     let csrf: String
     let account: AccountBadge?
+    /// Whether `account` is set, as a flag for the layout's condition: Leaf tests anything but a flag
+    /// through its table of conversions, which it builds again for every test.
+    let isLoggedIn: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case title, base, flash, sidebarHTML, content, csrf, account
+        case title, base, flash, sidebarHTML, content, csrf, account, isLoggedIn
     }
 
     init(_ req: Request, title: String, flash: String?, sidebar: Sidebar, content: Content) {
@@ -28,6 +31,7 @@ struct PageContext<Content: Encodable & Sendable>: Encodable, Sendable {
         self.content = content
         self.csrf = req.csrfToken
         self.account = req.account.map { AccountBadge(username: $0.username, isAdmin: $0.isAdmin) }
+        self.isLoggedIn = account != nil
     }
 }
 
