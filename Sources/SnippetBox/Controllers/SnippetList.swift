@@ -117,11 +117,12 @@ struct SnippetList {
     private func pagination(total: Int) -> Pagination {
         let pageCount = max(1, (total + query.pageSize - 1) / query.pageSize)
         let first = total == 0 ? 0 : (query.page - 1) * query.pageSize + 1
+        let previousQuery = query.page > 1 ? query.queryString(page: query.page - 1) : nil
+        let nextQuery = query.page < pageCount ? query.queryString(page: query.page + 1) : nil
         return Pagination(
             page: query.page, pageCount: pageCount, total: total,
             first: min(first, total), last: min(query.page * query.pageSize, total),
-            previousQuery: query.page > 1 ? query.queryString(page: query.page - 1) : nil,
-            nextQuery: query.page < pageCount ? query.queryString(page: query.page + 1) : nil,
-            hasResults: total > 0, hasPrevious: query.page > 1, hasNext: query.page < pageCount)
+            previousQuery: previousQuery, nextQuery: nextQuery,
+            hasResults: total > 0, hasPrevious: previousQuery != nil, hasNext: nextQuery != nil)
     }
 }
