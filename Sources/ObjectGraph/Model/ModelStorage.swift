@@ -27,20 +27,32 @@ extension ModelStorage {
 class ModelStorage {
     let layout: EntityLayout
     /// Current values, one per slot, each of the property's exact type boxed in `Any`.
-    var values: [Any] {
-        didSet {
-            if !memberAddresses.isEmpty { memberAddresses.removeAll() }
-            // A storage outside any context (a new model, or a row being read) is looked at once, when
-            // it joins one: its initializer and a row's fill write every slot.
-            if hasHeldRelatedModels || layout.relationshipSlots.isEmpty {
-                // Nothing to look for.
-            } else if belongsToContext {
-                noteRelatedModels()
-            } else if valuesHoldNoRelatedModels {
-                valuesHoldNoRelatedModels = false
-            }
+    ///
+    /// A release build does not check accesses to them for overlap at run time: the check
+    /// (`swift_beginAccess`) was a seventh of every property read and of filling a model from a row.
+    /// A storage is used on one context's thread at a time (models are not `Sendable`), and no access
+    /// to it overlaps another: the one `inout` use, `appendMember`'s, hands a slot to a function that
+    /// touches no storage. Debug builds, which the tests run, keep the check, so an overlap a change
+    /// brings in still traps there.
+    #if DEBUG
+    var values: [Any] { didSet { valuesDidChange() } }
+    #else
+    @exclusivity(unchecked) var values: [Any] { didSet { valuesDidChange() } }
+    #endif
+
+    @inline(__always) private func valuesDidChange() {
+        if !memberAddresses.isEmpty { memberAddresses.removeAll() }
+        // A storage outside any context (a new model, or a row being read) is looked at once, when
+        // it joins one: its initializer and a row's fill write every slot.
+        if hasHeldRelatedModels || layout.relationshipSlots.isEmpty {
+            // Nothing to look for.
+        } else if belongsToContext {
+            noteRelatedModels()
+        } else if valuesHoldNoRelatedModels {
+            valuesHoldNoRelatedModels = false
         }
     }
+
     /// Whether a relationship slot has held what its context turns back into a fault when it closes
     /// (a loaded to-many, a to-many's waiting changes, or a to-one that holds a model; see
     /// `ModelContext.deinit`), which breaks the cycles related models make. Every write of a slot goes
