@@ -719,6 +719,13 @@ enum FullTextRanking {
         }
 
         mutating func offer(score: Double, key: Int64) {
+            // Most hits of a common word rank below a full heap's worst and are not near it: one
+            // comparison turns them away, where the general path compared pairs and looked at the
+            // near misses for each. It returns only where that path keeps nothing.
+            if heap.count == capacity, let worst = heap.first?.score, score > worst,
+               nearMisses == nil || !Self.isNear(score, worst: worst) {
+                return
+            }
             let entry = (score: score, key: key)
             if heap.count < capacity {
                 heap.append(entry)
