@@ -427,6 +427,29 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(second, [], "loaded once per context")
     }
 
+    func testPrefetchedModelsSharedByResultsAreTheContextsOwn() throws {
+        let store = try container(SnippetFolder.self)
+        do {
+            let context = ModelContext(store)
+            let shared = SnippetTag(name: "shared")
+            for index in 0..<3 {
+                let snippet = SnippetItem(title: "s\(index)")
+                snippet.tags = [shared, SnippetTag(name: "own\(index)")]
+                context.insert(snippet)
+            }
+            try context.save()
+        }
+        let context = ModelContext(store)
+        var descriptor = FetchDescriptor<SnippetItem>(sortBy: [SortDescriptor(\.title)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.tags]
+        let snippets = try context.fetch(descriptor)
+        let shared = snippets.map { $0.tags.first { $0.name == "shared" } }
+        XCTAssertEqual(shared.compactMap { $0 }.count, 3)
+        XCTAssertTrue(shared[0] === shared[1] && shared[1] === shared[2], "one model for the row, whichever result holds it")
+        let fetched = try context.fetch(FetchDescriptor<SnippetTag>(predicate: #Predicate { $0.name == "shared" })).first
+        XCTAssertTrue(fetched === shared[0], "the context's own model, as a fetch of it returns")
+    }
+
     func testPrefetchingLoadsARelationshipForAllResultsInOneQuery() throws {
         let store = try container(SnippetFolder.self)
         do {
