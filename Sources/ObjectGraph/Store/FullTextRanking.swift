@@ -444,10 +444,7 @@ enum FullTextRanking {
     private static func walk(
         _ api: UnsafePointer<Fts5ExtensionApi>, _ fts: OpaquePointer?, statistics: QueryStatistics, inputs: RankingInputs
     ) -> Result<Double?, RankingFailure> {
-        guard let phraseCount = api.pointee.xPhraseCount, let queryPhrase = api.pointee.xQueryPhrase,
-              let rowid = api.pointee.xRowid, let columnSize = api.pointee.xColumnSize,
-              let phraseFirst = api.pointee.xPhraseFirst, let phraseNext = api.pointee.xPhraseNext,
-              let inverseFrequency = statistics.inverseFrequencies.first
+        guard let phraseCount = api.pointee.xPhraseCount, let queryPhrase = api.pointee.xQueryPhrase
         else { return .failure(RankingFailure(SQLITE_ERROR)) }
         guard phraseCount(fts) == 1 else { return .success(nil) }
         inputs.noteWalked()
@@ -458,10 +455,8 @@ enum FullTextRanking {
         if inputs.collectsFeatures, let rows = inputs.rowsWhenFrequencyLeftOut { inputs.reserveFeatures(Int(rows)) }
         let code = statistics.weights.withUnsafeBufferPointer { weights in
             inputs.withLengths { lengths in
-                var walk = WalkedHits(
-                    rowid: rowid, columnSize: columnSize, phraseFirst: phraseFirst, phraseNext: phraseNext,
-                    averageLength: statistics.averageLength, inverseFrequency: inverseFrequency, weights: weights,
-                    lengths: lengths, inputs: inputs)
+                guard var walk = WalkedHits(api.pointee, statistics: statistics, weights: weights, lengths: lengths, inputs: inputs)
+                else { return SQLITE_ERROR }
                 let code = withUnsafeMutablePointer(to: &walk) { walk in
                     queryPhrase(fts, 0, UnsafeMutableRawPointer(walk)) { _, hit, pointer in
                         guard let pointer else { return SQLITE_ERROR }
@@ -482,10 +477,10 @@ enum FullTextRanking {
     /// pointers and the class's properties again at every call. Used only while the walk runs, which
     /// the buffers and `inputs` outlive.
     private struct WalkedHits {
-        let rowid: @convention(c) (OpaquePointer?) -> sqlite3_int64
-        let columnSize: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> Int32
-        let phraseFirst: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Fts5PhraseIter>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32
-        let phraseNext: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Fts5PhraseIter>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Void
+        let rowid: RowidFunction
+        let columnSize: ColumnSizeFunction
+        let phraseFirst: PhraseFirstFunction
+        let phraseNext: PhraseNextFunction
         let averageLength: Double
         let inverseFrequency: Double
         let weights: UnsafeBufferPointer<Double>
@@ -499,19 +494,19 @@ enum FullTextRanking {
         /// The hits walked so far.
         var count = 0
 
-        init(
-            rowid: @escaping @convention(c) (OpaquePointer?) -> sqlite3_int64,
-            columnSize: @escaping @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> Int32,
-            phraseFirst: @escaping @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Fts5PhraseIter>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32,
-            phraseNext: @escaping @convention(c) (OpaquePointer?, UnsafeMutablePointer<Fts5PhraseIter>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Void,
-            averageLength: Double, inverseFrequency: Double, weights: UnsafeBufferPointer<Double>,
+        /// nil when FTS5 lacks one of the functions, or the statistics have no phrase.
+        init?(
+            _ api: Fts5ExtensionApi, statistics: QueryStatistics, weights: UnsafeBufferPointer<Double>,
             lengths: UnsafeBufferPointer<Int32>?, inputs: RankingInputs
         ) {
+            guard let rowid = api.xRowid, let columnSize = api.xColumnSize,
+                  let phraseFirst = api.xPhraseFirst, let phraseNext = api.xPhraseNext,
+                  let inverseFrequency = statistics.inverseFrequencies.first else { return nil }
             self.rowid = rowid
             self.columnSize = columnSize
             self.phraseFirst = phraseFirst
             self.phraseNext = phraseNext
-            self.averageLength = averageLength
+            averageLength = statistics.averageLength
             self.inverseFrequency = inverseFrequency
             self.weights = weights
             self.lengths = lengths
@@ -538,15 +533,10 @@ enum FullTextRanking {
                 guard code == SQLITE_OK else { return code }
             }
             let lengthFactor = FullTextRanking.lengthFactor(length, averageLength: averageLength)
-            // The phrase's instances in the row, weighted by their column.
-            var frequency = 0.0
-            var iterator = Fts5PhraseIter()
-            var column: Int32 = 0, offset: Int32 = 0
-            let code = phraseFirst(hit, 0, &iterator, &column, &offset)
-            guard code == SQLITE_OK else { return code }
-            while column >= 0 {
-                frequency += Int(column) < weights.count ? weights[Int(column)] : 1
-                phraseNext(hit, &iterator, &column, &offset)
+            let frequency: Double
+            switch FullTextRanking.weightedFrequency(of: 0, in: hit, weights: weights, first: phraseFirst, next: phraseNext) {
+            case .success(let weighted): frequency = weighted
+            case .failure(let failure): return failure.code
             }
             var score = 0.0
             score += inverseFrequency * FullTextRanking.saturated(frequency, lengthFactor: lengthFactor)
@@ -554,6 +544,35 @@ enum FullTextRanking {
             if !leftOut && keepsBest { progress.pointee.best?.offer(score: -score, key: key) }
             return SQLITE_OK
         }
+    }
+
+    // The FTS5 functions scoring calls, as `Fts5ExtensionApi` declares them.
+    private typealias RowidFunction = @convention(c) (OpaquePointer?) -> sqlite3_int64
+    private typealias ColumnSizeFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> Int32
+    private typealias PhraseFirstFunction = @convention(c) (
+        OpaquePointer?, Int32, UnsafeMutablePointer<Fts5PhraseIter>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?
+    ) -> Int32
+    private typealias PhraseNextFunction = @convention(c) (
+        OpaquePointer?, UnsafeMutablePointer<Fts5PhraseIter>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?
+    ) -> Void
+
+    /// bm25's term frequency: the instances of `phrase` in the current row, each weighted by its
+    /// column (1 for a column past the weights given). The walk and the row-by-row score share it.
+    @inline(__always)
+    private static func weightedFrequency(
+        of phrase: Int32, in fts: OpaquePointer?, weights: UnsafeBufferPointer<Double>,
+        first: PhraseFirstFunction, next: PhraseNextFunction
+    ) -> Result<Double, RankingFailure> {
+        var frequency = 0.0
+        var iterator = Fts5PhraseIter()
+        var column: Int32 = 0, offset: Int32 = 0
+        let code = first(fts, phrase, &iterator, &column, &offset)
+        guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
+        while column >= 0 {
+            frequency += Int(column) < weights.count ? weights[Int(column)] : 1
+            next(fts, &iterator, &column, &offset)
+        }
+        return .success(frequency)
     }
 
     private static func score(
@@ -583,15 +602,13 @@ enum FullTextRanking {
         var score = 0.0
         var firstFrequency = 0.0
         for phrase in statistics.inverseFrequencies.indices {
-            // The phrase's instances in the row, weighted by their column.
-            var frequency = 0.0
-            var iterator = Fts5PhraseIter()
-            var column: Int32 = 0, offset: Int32 = 0
-            let code = phraseFirst(fts, Int32(phrase), &iterator, &column, &offset)
-            guard code == SQLITE_OK else { return .failure(RankingFailure(code)) }
-            while column >= 0 {
-                frequency += Int(column) < statistics.weights.count ? statistics.weights[Int(column)] : 1
-                phraseNext(fts, &iterator, &column, &offset)
+            let found = statistics.weights.withUnsafeBufferPointer { weights in
+                weightedFrequency(of: Int32(phrase), in: fts, weights: weights, first: phraseFirst, next: phraseNext)
+            }
+            let frequency: Double
+            switch found {
+            case .success(let weighted): frequency = weighted
+            case .failure(let failure): return .failure(failure)
             }
             if phrase == 0 { firstFrequency = frequency }
             score += statistics.inverseFrequencies[phrase] * saturated(frequency, lengthFactor: lengthFactor)
