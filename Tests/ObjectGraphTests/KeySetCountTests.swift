@@ -101,12 +101,16 @@ final class KeySetCountTests: StoreTestCase {
 
     /// Counts prepared when a store opens run no SQL the first time they are asked, alone or with a
     /// part seen before, and are right; so do totals of a prepared part; before a save and after it.
+    /// What they count with is all made by then.
     func testPreparedCountsRunNoSQLTheFirstTime() throws {
         let reader = ModelContext(container)
         try reader.prepareCounts(of: \SnippetItem.folder, where: filed)
         try reader.prepareCounts(ofEach: \SnippetItem.tags, where: early)
         try reader.prepareCounts(of: \SnippetItem.title)
         container.store.backgroundPreparation.waitUntilIdle()
+        let keptPairs: [GroupedKeys] = container.store.aggregateCache.keptValues(where: { _ in true })
+        XCTAssertEqual(keptPairs.count, 3, "the pairs of the folders, of the tags and of the titles")
+        XCTAssertTrue(keptPairs.allSatisfy(\.groupSetsAreMade), "their groups' sets are made as they are prepared, not by the first count")
 
         func assertCountsRunNoSQL(_ message: String) throws {
             let expected = try countsInMemory([filed, early])

@@ -80,7 +80,9 @@ extension ModelContext {
     }
 
     private func prepareCounts<T: PersistentModel>(_ layout: EntityLayout, by grouping: CountGrouping, predicate: Predicate<T>?) throws {
-        _ = try store.groupedKeys(layout, by: grouping)
+        // The groups' sets too, which the first count would otherwise make: for the three groupings
+        // of 100,000 snippets, about 5 ms of the first list page after the store opened.
+        try store.groupedKeys(layout, by: grouping).prepareCounts()
         _ = try matchingKeys(predicate, layout: layout)
     }
 

@@ -186,6 +186,9 @@ struct GroupedKeys: @unchecked Sendable {
         _ = groupSets.sets(making: makeGroupSets)
     }
 
+    /// Whether a count or `prepareCounts()` has made the groups' sets (or found there are none to make).
+    var groupSetsAreMade: Bool { groupSets.isMade }
+
     /// Sets held in memory for the groups: a set per group takes a bit per key up to the largest, so
     /// a grouping of many values (a count per title) is counted by walking its pairs.
     private static let groupSetWordBudget = 1 << 20
@@ -209,6 +212,8 @@ struct GroupedKeys: @unchecked Sendable {
     private final class GroupSets: @unchecked Sendable {
         private let lock = NSLock()
         private var made: [KeySet]??
+
+        var isMade: Bool { lock.withLock { made != nil } }
 
         func sets(making make: () -> [KeySet]?) -> [KeySet]? {
             lock.withLock {
