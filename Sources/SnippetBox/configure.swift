@@ -43,6 +43,7 @@ public func configure(_ app: Application, settings: AppSettings) throws {
     app.accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: app.threadPool)
     app.libraries = Libraries(dataDirectory: settings.dataDirectory, threadPool: app.threadPool)
     app.lifecycle.use(Housekeeping())
+    app.lifecycle.use(TemplatePreparation())
     try routes(app, settings: settings)
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Leaf
+import NIOConcurrencyHelpers
 @testable import SnippetBox
 import Vapor
 import XCTest
@@ -19,5 +21,61 @@ final class StartupTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("data").path),
                        "nothing was made before the check")
         try await app.asyncShutdown()
+    }
+
+    /// The templates are parsed as the server boots, not by the first page that asks for each, and one
+    /// that does not parse is named in the log then; the server starts all the same.
+    func testTemplatesAreParsedAtBootAndOneThatDoesNotParseIsLogged() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-startup-\(UUID().uuidString)")
+        let views = folder.appendingPathComponent("Views")
+        try FileManager.default.createDirectory(at: views.appendingPathComponent("parts"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "<html>#import(\"body\")</html>".write(to: views.appendingPathComponent("base.leaf"), atomically: true, encoding: .utf8)
+        try "#extend(\"base\"):#export(\"body\"):#(title)#endexport#endextend"
+            .write(to: views.appendingPathComponent("parts/page.leaf"), atomically: true, encoding: .utf8)
+        try "#endif without an if".write(to: views.appendingPathComponent("broken.leaf"), atomically: true, encoding: .utf8)
+
+        let app = try await Application.make(.testing)
+        let log = LogMessages()
+        app.logger = Logger(label: "test") { _ in log }
+        app.directory = DirectoryConfiguration(workingDirectory: folder.path + "/")
+        try configure(app, settings: AppSettings(dataDirectory: folder.appendingPathComponent("data"), passwordHashCost: 4))
+        XCTAssertEqual(TemplatePreparation.templateNames(in: app.directory.viewsDirectory), ["base", "broken", "parts/page"])
+        let loop = app.eventLoopGroup.next()
+        for name in ["base", "parts/page"] {
+            let cached = try await app.leaf.cache.retrieve(documentName: name, on: loop).get()
+            XCTAssertNil(cached, "\(name) is not parsed before the server boots")
+        }
+
+        try await app.asyncBoot()
+        for name in ["base", "parts/page"] {
+            let cached = try await app.leaf.cache.retrieve(documentName: name, on: loop).get()
+            XCTAssertNotNil(cached, "\(name) is parsed as the server boots")
+        }
+        let broken = try await app.leaf.cache.retrieve(documentName: "broken", on: loop).get()
+        XCTAssertNil(broken)
+        let warnings = log.messages.filter { $0.contains(".leaf") }
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?.contains("broken.leaf") ?? false, "\(warnings)")
+        let page = try await app.leaf.renderer.render(path: "parts/page", context: ["title": "Hello"]).get()
+        XCTAssertEqual(String(buffer: page), "<html>Hello</html>")
+        try await app.asyncShutdown()
+    }
+}
+
+/// Keeps the messages logged at warning level and above.
+private final class LogMessages: LogHandler, @unchecked Sendable {
+    private let kept = NIOLockedValueBox<[String]>([])
+    var messages: [String] { kept.withLockedValue { $0 } }
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .warning
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+        kept.withLockedValue { $0.append(message.description) }
     }
 }
