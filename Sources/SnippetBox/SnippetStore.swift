@@ -18,6 +18,10 @@ public final class SnippetStore: Sendable {
     public init(url: URL, threadPool: NIOThreadPool) throws {
         container = try Self.openContainer(at: url)
         self.threadPool = threadPool
+        // The file in the OS's file cache first, in large reads, for what follows and the first pages:
+        // after a reboot they read it page by page from the disk (first visits up to 73 ms at 100,000
+        // snippets, against 16 with the file cached). Already cached, this is a few milliseconds.
+        container.readAheadStoreFiles()
         do {
             try Self.prepareFirstPages(in: container)
         } catch {

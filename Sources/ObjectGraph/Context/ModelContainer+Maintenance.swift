@@ -105,3 +105,47 @@ extension ModelContainer {
         }
     }
 }
+
+extension ModelContainer {
+    /// The largest store `readAheadStoreFiles()` reads ahead, as a share of the machine's memory: a
+    /// larger one would push everything else out of the file cache for pages it may never need.
+    static let readAheadShareOfMemory: UInt64 = 4
+
+    /// Asks the operating system to read the store's files (the database and its write-ahead log)
+    /// into its file cache now, in large reads, rather than one page at a time as queries first need
+    /// them. (Not in SwiftData.)
+    ///
+    /// After a reboot, or once other files have pushed the store out of the cache, SQLite reads every
+    /// page a query needs from the disk on its own: at 100,000 snippets (a 445 MB file) the first
+    /// visit of a list page then took up to 73 ms against 16 with the file cached, and opening the
+    /// store 210 ms against 100. Read ahead in 4 MB ranges, the whole file was cached in 77 ms; with
+    /// the file already cached, the call takes about 6 ms there. Call it when a store opens, before
+    /// the first reads; on Linux only, and not for a store larger than a quarter of the machine's
+    /// memory. Returns whether it asked.
+    @discardableResult
+    public func readAheadStoreFiles() -> Bool {
+        guard !configuration.isStoredInMemoryOnly else { return false }
+        #if os(Linux)
+        let database = configuration.url.path
+        let files = [database, database + "-wal"]
+        let sizes = files.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64) ?? 0 }
+        guard sizes.reduce(0, +) <= ProcessInfo.processInfo.physicalMemory / Self.readAheadShareOfMemory else { return false }
+        for (path, size) in zip(files, sizes) where size > 0 {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            // The kernel reads at most its read-ahead window (a few megabytes) for one piece of advice,
+            // whatever the length asked for: the file is advised a range at a time.
+            let range: UInt64 = 4 << 20
+            var offset: UInt64 = 0
+            while offset < size {
+                _ = posix_fadvise(descriptor, off_t(offset), off_t(min(range, size - offset)), POSIX_FADV_WILLNEED)
+                offset += range
+            }
+        }
+        return true
+        #else
+        return false
+        #endif
+    }
+}
