@@ -170,11 +170,7 @@ struct ListPageBenchmark {
             var samples: [String: [Double]] = [:]
             for _ in 0..<repetitions {
                 for (url, _) in urls {
-                    let start = now()
-                    let (status, bytes) = try await client.get(url, cookie: cookie)
-                    let seconds = now() - start
-                    guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
-                    samples[url, default: []].append(seconds)
+                    samples[url, default: []].append(try await client.timedPage(url, cookie: cookie))
                 }
             }
             var byKind: [Kind: [Double]] = [:]
@@ -274,10 +270,7 @@ struct ListPageBenchmark {
             var combinationVisits: [Double] = []
             var slowestCombination = (url: "", seconds: 0.0)
             for url in combinationURLs {
-                let start = now()
-                let (status, bytes) = try await client.get(url, cookie: cookie)
-                let seconds = now() - start
-                guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
+                let seconds = try await client.timedPage(url, cookie: cookie)
                 combinationVisits.append(seconds)
                 if seconds > slowestCombination.seconds { slowestCombination = (url, seconds) }
             }
@@ -310,10 +303,7 @@ struct ListPageBenchmark {
             results.add("6 list page", "open the library, \(label)", "app, in-process", .once, [now() - opening])
             var visits: [Kind: [Double]] = [:], every: [Double] = []
             for (url, kind) in urls {
-                let start = now()
-                let (status, bytes) = try await client.get(url, cookie: cookie)
-                let seconds = now() - start
-                guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
+                let seconds = try await client.timedPage(url, cookie: cookie)
                 visits[kind, default: []].append(seconds)
                 every.append(seconds)
             }
@@ -341,11 +331,7 @@ struct ListPageBenchmark {
                 let saveStart = now()
                 try await write()
                 saves.append(now() - saveStart)
-                let start = now()
-                let (status, bytes) = try await client.get(url, cookie: cookie)
-                let seconds = now() - start
-                guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
-                byKind[kind, default: []].append(seconds)
+                byKind[kind, default: []].append(try await client.timedPage(url, cookie: cookie))
             }
         }
         for kind in [Kind.browse, .rare, .common] {
@@ -402,6 +388,15 @@ struct InProcessClient {
             application: app, method: method, url: URI(string: url), headers: headers,
             collectedBody: body.map { ByteBuffer(string: $0) }, on: app.eventLoopGroup.any())
         return try await app.responder.respond(to: request).get()
+    }
+
+    /// The seconds a GET of `url` took; throws unless it answered a page (200, more than 1,000 bytes).
+    func timedPage(_ url: String, cookie: String?) async throws -> Double {
+        let start = now()
+        let (status, bytes) = try await get(url, cookie: cookie)
+        let seconds = now() - start
+        guard status == 200, bytes > 1000 else { throw BenchmarkError("\(url) answered \(status) with \(bytes) bytes") }
+        return seconds
     }
 
     func get(_ url: String, cookie: String?) async throws -> (UInt, Int) {
