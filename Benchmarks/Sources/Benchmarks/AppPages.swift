@@ -136,10 +136,7 @@ struct ListPageBenchmark {
             // library is opened first, and timed on its own: opening an older store builds its new
             // indexes, and opening any reads the groups the first page counts and the text lengths a
             // search ranks by (`SnippetStore.prepareFirstPages`).
-            guard let owner = app.accounts.account(username: "admin") else { throw BenchmarkError("no admin account") }
-            let opening = now()
-            _ = try app.libraries.store(for: owner)
-            results.add("6 list page", "open the library (once per process: migration if any, counts prepared)", "app, in-process", .once, [now() - opening])
+            try openLibrary(in: app, reportedAs: "open the library (once per process: migration if any, counts prepared)")
             var firstVisits: [(url: String, kind: Kind, seconds: Double)] = []
             for (url, kind) in urls {
                 let start = now()
@@ -147,13 +144,9 @@ struct ListPageBenchmark {
                 firstVisits.append((url, kind, now() - start))
                 for _ in 0..<2 { _ = try await client.get(url, cookie: cookie) }
             }
-            results.add("6 list page", "list page: first visit of each URL, in turn, after the store opened", "app, in-process", .perQuery, firstVisits.map(\.seconds))
-            // By kind, as the searches are reported, so that a common word's first ranking does not hide
-            // how the browse URLs fare; and the slowest, by name, which the percentiles do not say.
-            for kind in [Kind.browse, .rare, .common] {
-                results.add("6 list page", "list page: first visit of each \(kind.rawValue) URL", "app, in-process", .perQuery,
-                            firstVisits.filter { $0.kind == kind }.map(\.seconds))
-            }
+            // By kind too, as the searches are reported, so that a common word's first ranking does not
+            // hide how the browse URLs fare; and the slowest, by name, which the percentiles do not say.
+            reportFirstVisits(firstVisits.map { ($0.kind, $0.seconds) }, inAll: "in turn, after the store opened", byKind: "")
             if let first = firstVisits.first {
                 results.add("6 list page", "first page after the library opened: GET \(Self.shortened(first.url))", "app, in-process", .once, [first.seconds])
             }
@@ -296,27 +289,36 @@ struct ListPageBenchmark {
         do {
             let client = InProcessClient(app: app)
             let cookie = try await client.sessionCookie()
-            guard let owner = app.accounts.account(username: "admin") else { throw BenchmarkError("no admin account") }
             let label = "the store read from the disk (out of the OS's file cache, as after a reboot)"
-            let opening = now()
-            _ = try app.libraries.store(for: owner)
-            results.add("6 list page", "open the library, \(label)", "app, in-process", .once, [now() - opening])
-            var visits: [Kind: [Double]] = [:], every: [Double] = []
+            try openLibrary(in: app, reportedAs: "open the library, \(label)")
+            var visits: [(Kind, Double)] = []
             for (url, kind) in urls {
-                let seconds = try await client.timedPage(url, cookie: cookie)
-                visits[kind, default: []].append(seconds)
-                every.append(seconds)
+                visits.append((kind, try await client.timedPage(url, cookie: cookie)))
             }
-            results.add("6 list page", "list page: first visit of each URL, \(label)", "app, in-process", .perQuery, every)
-            for kind in [Kind.browse, .rare, .common] {
-                results.add("6 list page", "list page: first visit of each \(kind.rawValue) URL, \(label)", "app, in-process", .perQuery,
-                            visits[kind] ?? [])
-            }
+            reportFirstVisits(visits, inAll: label, byKind: ", \(label)")
         } catch {
             try? await app.asyncShutdown()
             throw error
         }
         try await app.asyncShutdown()
+    }
+
+    /// Opens the library of `admin`, timed, and reports the time as `workload`.
+    private func openLibrary(in app: Application, reportedAs workload: String) throws {
+        guard let owner = app.accounts.account(username: "admin") else { throw BenchmarkError("no admin account") }
+        let opening = now()
+        _ = try app.libraries.store(for: owner)
+        results.add("6 list page", workload, "app, in-process", .once, [now() - opening])
+    }
+
+    /// Reports first visits, in the order of `urls`: all of them ("…of each URL, `inAll`"), then by
+    /// kind ("…of each browse URL`byKind`").
+    private func reportFirstVisits(_ visits: [(kind: Kind, seconds: Double)], inAll: String, byKind: String) {
+        results.add("6 list page", "list page: first visit of each URL, \(inAll)", "app, in-process", .perQuery, visits.map(\.seconds))
+        for kind in [Kind.browse, .rare, .common] {
+            results.add("6 list page", "list page: first visit of each \(kind.rawValue) URL\(byKind)", "app, in-process", .perQuery,
+                        visits.filter { $0.kind == kind }.map(\.seconds))
+        }
     }
 
     /// Every URL, each right after a call of `write`, a fifth as many rounds as the warm pass.
