@@ -288,6 +288,52 @@ final class KeySetCountTests: StoreTestCase {
         XCTAssertEqual(counted(repeated, KeySet([1, 2, 4])), ["g0": 3, "g1": 1])
     }
 
+    /// A set of few keys is counted at the words that hold them: the same counts as a walk of the
+    /// pairs, for keys in one word, at both ends, past every group's rows, and at the most words that
+    /// are still few; a set spread wider is counted word by word.
+    func testGroupedKeysCountAFewKeysAtTheirWordsAlone() {
+        var generator = SystemRandomNumberGenerator()
+        let groups = (0..<9).map { "g\($0)".databaseValue }
+        var pairs = GroupedKeys(), model: [(owner: Int64, group: Int)] = []
+        for owner in Int64(0)..<20_000 {
+            for group in Set((0..<Int.random(in: 0...2, using: &generator)).map { _ in Int.random(in: 0..<9, using: &generator) }) {
+                pairs.append(owner, groups[group])
+                model.append((owner, group))
+            }
+        }
+        func expected(_ keys: KeySet) -> [String: Int] {
+            var counts: [String: Int] = [:]
+            for pair in model where keys.contains(pair.owner) { counts["g\(pair.group)", default: 0] += 1 }
+            return counts
+        }
+        func counted(_ keys: KeySet) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
+        }
+        XCTAssertEqual(KeySet([1, 70, 19_999]).fewOccupiedWords, [0, 1, 312])
+        XCTAssertEqual(KeySet().fewOccupiedWords, [])
+        XCTAssertNil(KeySet(stride(from: Int64(0), to: 20_000, by: 64)).fewOccupiedWords, "a key in every word")
+        // The sets on either side of where keys stop being few.
+        var spread: [Int64] = [19_999]
+        var lastFew = KeySet(spread), firstWide: KeySet?
+        for word in 0..<312 {
+            spread.append(Int64(word * 64 + 5))
+            let keys = KeySet(spread)
+            if keys.fewOccupiedWords == nil {
+                firstWide = keys
+                break
+            }
+            lastFew = keys
+        }
+        XCTAssertGreaterThan(lastFew.fewOccupiedWords?.count ?? 0, 20)
+        XCTAssertNotNil(firstWide)
+        let sets = [
+            KeySet([7]), KeySet([0, 1, 2, 63]), KeySet([0, 19_999]), KeySet([3, 50_000, 60_000]), KeySet([19_999, 25_000]),
+            lastFew, firstWide ?? KeySet(), KeySet((0..<30).map { _ in Int64.random(in: 0..<20_000, using: &generator) }),
+        ]
+        pairs.prepareCounts()
+        for keys in sets { XCTAssertEqual(counted(keys), expected(keys), "\(keys.sortedKeys.prefix(8))") }
+    }
+
     /// A search's counts per group come from the word's kept set of hits, intersected with the
     /// predicate's sets: right against the models, with no SQL once the word and the parts are known,
     /// and through saves that change the text, the group, or the rows.

@@ -372,6 +372,9 @@ enum StoreFiles {
     static func evictFromCache(in directory: URL) throws {
         for url in try files(in: directory) {
             let descriptor = open(url.path, O_RDONLY)
+            // A log listed a moment ago may be gone: SQLite deletes it as the last connection of the
+            // app that came before closes.
+            if descriptor < 0, errno == ENOENT { continue }
             guard descriptor >= 0 else { throw BenchmarkError("cannot open \(url.path)") }
             defer { close(descriptor) }
             guard fsync(descriptor) == 0, posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED) == 0 else {

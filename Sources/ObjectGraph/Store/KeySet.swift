@@ -87,6 +87,33 @@ struct KeySet: Sendable {
         }
     }
 
+    /// The positions of the words that hold a key, when they are at most an eighth of the words (a
+    /// rare word's hits, a narrow filter's rows); nil for a set spread wider, which `intersectionCount`
+    /// walks word by word faster than it would look these up.
+    var fewOccupiedWords: [Int]? {
+        words.withUnsafeBufferPointer { words in
+            let most = words.count / 8
+            var occupied: [Int] = []
+            for index in words.indices where words[index] != 0 {
+                if occupied.count == most { return nil }
+                occupied.append(index)
+            }
+            return occupied
+        }
+    }
+
+    /// How many keys both sets hold, reading only the words at `occupied` (`other.fewOccupiedWords`,
+    /// outside which `other` holds no key).
+    func intersectionCount(_ other: KeySet, occupied: [Int]) -> Int {
+        words.withUnsafeBufferPointer { mine in
+            other.words.withUnsafeBufferPointer { theirs in
+                var count = 0
+                for index in occupied where index < mine.count { count += (mine[index] & theirs[index]).nonzeroBitCount }
+                return count
+            }
+        }
+    }
+
     /// The keys of this set that `other` does not hold.
     func subtracting(_ other: KeySet) -> KeySet {
         combined(with: other, length: words.count) { $0 & ~$1 }
@@ -153,10 +180,15 @@ struct GroupedKeys: @unchecked Sendable {
     /// With each group's rows as a set, a count is an intersection per group: for the 25 tags of
     /// 100,000 snippets, 25 × 1,563 words, where the walk of every pair is 250,000 lookups. A
     /// search's first page counts three groupings (folders, tags, languages) afresh for its words.
+    ///
+    /// A set of few keys (a rare word's hits) is intersected at the words that hold them only: for the
+    /// folders, tags and languages of 100,000 snippets, every group's 1,563 words for three hits took
+    /// a tenth of such a search's first page.
     func counts(of keys: KeySet) -> [(DatabaseValue, Int)] {
         if let sets = groupSets.sets(making: makeGroupSets) {
+            let occupied = keys.fewOccupiedWords
             return sets.indices.compactMap { group in
-                let count = sets[group].intersectionCount(keys)
+                let count = occupied.map { sets[group].intersectionCount(keys, occupied: $0) } ?? sets[group].intersectionCount(keys)
                 return count > 0 ? (values[group], count) : nil
             }
         }
