@@ -41,11 +41,11 @@ final class StatementBindingTests: XCTestCase {
             try statement.runOnce(binding: [1.databaseValue, "one".databaseValue], in: db)
             XCTAssertThrowsError(try statement.runOnce(binding: [DatabaseValue.null, "no a".databaseValue], in: db)) { error in
                 let databaseError = error as? DatabaseError
-                XCTAssertEqual(databaseError?.resultCode, .SQLITE_CONSTRAINT, "\(error)")
+                XCTAssertEqual(databaseError?.extendedResultCode, .SQLITE_CONSTRAINT_NOTNULL, "\(error)")
                 XCTAssertEqual(databaseError?.sql, "INSERT INTO t (a, b) VALUES (?, ?)")
             }
             XCTAssertThrowsError(try statement.runOnce(binding: [1.databaseValue, "again".databaseValue], in: db)) { error in
-                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_CONSTRAINT, "\(error)")
+                XCTAssertEqual((error as? DatabaseError)?.extendedResultCode, .SQLITE_CONSTRAINT_UNIQUE, "\(error)")
             }
             // The same statement runs again after its failures, and GRDB's own use of it still works.
             try statement.runOnce(binding: [2.databaseValue, "two".databaseValue], in: db)

@@ -1041,7 +1041,7 @@ final class SQLiteStore: @unchecked Sendable {
         let deleted: Bool
         if let expectedVersion {
             try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ? AND \"_version\" = ?")
-                .execute(arguments: [key, expectedVersion])
+                .runOnce(binding: [key.databaseValue, expectedVersion.databaseValue], in: db)
             deleted = db.changesCount > 0
             if !deleted,
                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(rowTable) WHERE \"_pk\" = ?"), arguments: [key]) ?? false {
@@ -1052,12 +1052,12 @@ final class SQLiteStore: @unchecked Sendable {
                     entity: layout.name)
             }
         } else {
-            try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ?").execute(arguments: [key])
+            try db.cachedStatement(sql: "DELETE FROM \(rowTable) WHERE \"_pk\" = ?").runOnce(binding: [key.databaseValue], in: db)
             deleted = db.changesCount > 0
         }
         for (table, column) in joinTableColumnsByEntity[layout.name] ?? [] {
             try db.cachedStatement(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?")
-                .execute(arguments: [key])
+                .runOnce(binding: [key.databaseValue], in: db)
         }
         return deleted
     }
@@ -1137,7 +1137,7 @@ final class SQLiteStore: @unchecked Sendable {
             sql += " AND \"_version\" = ?"
             arguments.append(expectedVersion.databaseValue)
         }
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(columnValues: arguments))
+        try db.cachedStatement(sql: sql).runOnce(binding: arguments, in: db)
         if expectedVersion != nil && db.changesCount == 0 {
             let stillThere = try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM \(layout.name.quotedIdentifier) WHERE \"_pk\" = ?", arguments: [key]) ?? false

@@ -6,10 +6,10 @@ extension Statement {
     /// Runs this statement to completion with `values` bound to its parameters in order, each as GRDB
     /// binds a value (`StatementBinding`, SQLite copying text and blobs).
     ///
-    /// For the statements a save runs once per row (a row's INSERT, a join row's): `execute(arguments:)`
-    /// first copies the values into `StatementArguments`, checks them against the statement, and binds
-    /// them through a closure per value. Inserting 10,000 snippets (callgrind) spent 526 M instructions
-    /// in the rows' INSERTs through it, 365 M this way.
+    /// For the statements a save runs once per row (a row's INSERT, UPDATE or DELETE, a join row's):
+    /// `execute(arguments:)` first copies the values into `StatementArguments`, checks them against the
+    /// statement, and binds them through a closure per value. Inserting 10,000 snippets (callgrind)
+    /// spent 526 M instructions in the rows' INSERTs through it, 365 M this way.
     func runOnce(binding values: some Collection<DatabaseValue>, in db: Database) throws {
         let handle = sqliteStatement
         // Bindings outlive a reset: a value missing here would run with the last row's.
@@ -32,9 +32,11 @@ extension Statement {
         }
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE || code == SQLITE_ROW else {
+            // The extended code, as GRDB reports a failed statement: the save tells a NOT NULL from a
+            // UNIQUE failure by it (`StoreErrorMapper`).
             throw DatabaseError(
-                resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql,
-                arguments: StatementArguments(Array(values)))
+                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)), message: db.lastErrorMessage,
+                sql: sql, arguments: StatementArguments(Array(values)))
         }
     }
 }
