@@ -226,9 +226,7 @@ final class KeySetCountTests: StoreTestCase {
         for (owner, group) in [(1, "x"), (1, "y"), (2, "x"), (3, "z")] as [(Int64, String)] {
             pairs.append(owner, group.databaseValue)
         }
-        func counted(_ pairs: GroupedKeys, _ keys: KeySet) -> [String: Int] {
-            Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
-        }
+        let counted = Self.counts
         XCTAssertEqual(counted(pairs, KeySet([1, 2, 3])), ["x": 2, "y": 1, "z": 1])
         XCTAssertEqual(counted(pairs, KeySet([1])), ["x": 1, "y": 1])
         var before = GroupedKeys(), after = GroupedKeys()
@@ -243,23 +241,9 @@ final class KeySetCountTests: StoreTestCase {
     /// `replacing` (whose result counts its own pairs, not those of the value it came from); pairs
     /// that repeat a row in a group, or name a negative key, are counted pair by pair.
     func testGroupedKeysCountWithGroupSetsAsThePairsDo() {
-        var generator = SystemRandomNumberGenerator()
-        let groups = (0..<12).map { "g\($0)".databaseValue }
-        var pairs = GroupedKeys(), model: [(owner: Int64, group: Int)] = []
-        for owner in Int64(0)..<3_000 {
-            for group in Set((0..<Int.random(in: 0...3, using: &generator)).map { _ in Int.random(in: 0..<12, using: &generator) }) {
-                pairs.append(owner, groups[group])
-                model.append((owner, group))
-            }
-        }
-        func expected(_ model: [(owner: Int64, group: Int)], _ keys: KeySet) -> [String: Int] {
-            var counts: [String: Int] = [:]
-            for pair in model where keys.contains(pair.owner) { counts["g\(pair.group)", default: 0] += 1 }
-            return counts
-        }
-        func counted(_ pairs: GroupedKeys, _ keys: KeySet) -> [String: Int] {
-            Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
-        }
+        let groups = Self.groupValues(12)
+        let (pairs, model) = Self.randomPairs(owners: 3_000, groups: groups, mostPerOwner: 3)
+        let expected = Self.expectedCounts, counted = Self.counts
         let sets = [KeySet((0..<3_000).filter { $0 % 3 == 0 }), KeySet([5, 2_999]), KeySet(), KeySet(0..<4_000)]
         for keys in sets { XCTAssertEqual(counted(pairs, keys), expected(model, keys)) }
         pairs.prepareCounts()
@@ -293,22 +277,7 @@ final class KeySetCountTests: StoreTestCase {
     /// are still few; a set spread wider is counted word by word.
     func testGroupedKeysCountAFewKeysAtTheirWordsAlone() {
         var generator = SystemRandomNumberGenerator()
-        let groups = (0..<9).map { "g\($0)".databaseValue }
-        var pairs = GroupedKeys(), model: [(owner: Int64, group: Int)] = []
-        for owner in Int64(0)..<20_000 {
-            for group in Set((0..<Int.random(in: 0...2, using: &generator)).map { _ in Int.random(in: 0..<9, using: &generator) }) {
-                pairs.append(owner, groups[group])
-                model.append((owner, group))
-            }
-        }
-        func expected(_ keys: KeySet) -> [String: Int] {
-            var counts: [String: Int] = [:]
-            for pair in model where keys.contains(pair.owner) { counts["g\(pair.group)", default: 0] += 1 }
-            return counts
-        }
-        func counted(_ keys: KeySet) -> [String: Int] {
-            Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
-        }
+        let (pairs, model) = Self.randomPairs(owners: 20_000, groups: Self.groupValues(9), mostPerOwner: 2)
         XCTAssertEqual(KeySet([1, 70, 19_999]).fewOccupiedWords, [0, 1, 312])
         XCTAssertEqual(KeySet().fewOccupiedWords, [])
         XCTAssertNil(KeySet(stride(from: Int64(0), to: 20_000, by: 64)).fewOccupiedWords, "a key in every word")
@@ -331,7 +300,41 @@ final class KeySetCountTests: StoreTestCase {
             lastFew, firstWide ?? KeySet(), KeySet((0..<30).map { _ in Int64.random(in: 0..<20_000, using: &generator) }),
         ]
         pairs.prepareCounts()
-        for keys in sets { XCTAssertEqual(counted(keys), expected(keys), "\(keys.sortedKeys.prefix(8))") }
+        for keys in sets { XCTAssertEqual(Self.counts(pairs, keys), Self.expectedCounts(model, keys), "\(keys.sortedKeys.prefix(8))") }
+    }
+
+    private static func groupValues(_ count: Int) -> [DatabaseValue] {
+        (0..<count).map { "g\($0)".databaseValue }
+    }
+
+    /// Pairs of each owner in `0..<owners` with up to `mostPerOwner` different random groups, and the
+    /// same pairs as a list to count from.
+    private static func randomPairs(
+        owners: Int64, groups: [DatabaseValue], mostPerOwner: Int
+    ) -> (GroupedKeys, [(owner: Int64, group: Int)]) {
+        var generator = SystemRandomNumberGenerator()
+        var pairs = GroupedKeys(), model: [(owner: Int64, group: Int)] = []
+        for owner in 0..<owners {
+            let chosen = (0..<Int.random(in: 0...mostPerOwner, using: &generator)).map { _ in
+                Int.random(in: 0..<groups.count, using: &generator)
+            }
+            for group in Set(chosen) {
+                pairs.append(owner, groups[group])
+                model.append((owner, group))
+            }
+        }
+        return (pairs, model)
+    }
+
+    /// The count per group name of the pairs whose owner `keys` holds, from the list.
+    private static func expectedCounts(_ model: [(owner: Int64, group: Int)], _ keys: KeySet) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for pair in model where keys.contains(pair.owner) { counts["g\(pair.group)", default: 0] += 1 }
+        return counts
+    }
+
+    private static func counts(_ pairs: GroupedKeys, _ keys: KeySet) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: pairs.counts(of: keys).map { (String.fromDatabaseValue($0.0) ?? "?", $0.1) })
     }
 
     /// A search's counts per group come from the word's kept set of hits, intersected with the
