@@ -63,6 +63,25 @@ final class RowMaterializationTests: StoreTestCase {
         XCTAssertEqual(envelope.label, "invoice")
     }
 
+    /// A fetch makes a row's backing data of the fetched model type, from the class its entity's layout
+    /// keeps, or, for another model type with the same entity name (another schema version's), of its
+    /// own: never one model type's backing data under another's.
+    func testAFetchedModelsBackingDataIsOfItsOwnTypeEvenUnderAnotherVersionsName() throws {
+        let container = try makeContainer(ItemsV2.Item.self, ItemsV2.Box.self)
+        let writer = ModelContext(container)
+        writer.insert(ItemsV2.Item(name: "spoon", weight: 3))
+        try writer.save()
+
+        let current = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<ItemsV2.Item>()).first)
+        XCTAssertTrue(type(of: current.persistentBackingData as AnyObject) == DefaultBackingData<ItemsV2.Item>.self)
+        XCTAssertEqual(current.name, "spoon")
+
+        // The entity "Item" of this container is ItemsV2's; ItemsV1.Item has the same name.
+        let older = try ModelContext(container).fetch(FetchDescriptor<ItemsV1.Item>())
+        XCTAssertEqual(older.count, 1)
+        XCTAssertTrue(type(of: try XCTUnwrap(older.first).persistentBackingData as AnyObject) == DefaultBackingData<ItemsV1.Item>.self)
+    }
+
     func testIdentifiersOfOtherEntitiesOrStoresWithTheSameKeyDiffer() throws {
         let snippet = PersistentIdentifier(entityName: "Snippet", storeIdentifier: "store", primaryKey: 1)
         let tag = PersistentIdentifier(entityName: "Tag", storeIdentifier: "store", primaryKey: 1)

@@ -236,6 +236,14 @@ final class EntityLayout: @unchecked Sendable {
     /// instantiated by the runtime from its mangled name, and a predicate's translation compared
     /// every property it reads with this one (a quarter of translating a list page's predicates).
     let persistentModelIDKeyPath: AnyKeyPath
+    /// `DefaultBackingData<modelType>`, looked up once: in a fetch generic over a model type known only
+    /// at run time, naming that class looked it up in the runtime's table of generic metadata for every
+    /// row (see `SQLiteStore.materialize`).
+    let storageClass: ModelStorage.Type
+
+    private static func storageClass<Model: PersistentModel>(of type: Model.Type) -> ModelStorage.Type {
+        DefaultBackingData<Model>.self
+    }
 
     private init(modelType: any PersistentModel.Type) {
         let name = Schema.entityName(for: modelType)
@@ -246,6 +254,7 @@ final class EntityLayout: @unchecked Sendable {
         }
         self.name = name
         self.modelType = modelType
+        self.storageClass = Self.storageClass(of: modelType)
         self.slots = slots
         let slotIndexByKeyPath = Dictionary(slots.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { first, _ in first })
         self.slotIndexByKeyPath = slotIndexByKeyPath

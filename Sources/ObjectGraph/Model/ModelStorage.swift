@@ -175,7 +175,8 @@ class ModelStorage {
         }
     }
 
-    init(layout: EntityLayout) {
+    /// Required, so that a storage can be made from `EntityLayout.storageClass`.
+    required init(layout: EntityLayout) {
         self.layout = layout
         self.values = Array(repeating: UnsetValue(), count: layout.slots.count)
     }
@@ -273,7 +274,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
     }
 
     /// For a row of the entity whose layout the caller already has.
-    override init(layout: EntityLayout) {
+    required init(layout: EntityLayout) {
         super.init(layout: layout)
     }
 

@@ -105,22 +105,30 @@ public protocol BackingData<Model>: AnyObject {
 /// row. A thread-specific value, not a task-local: it is set and cleared around a synchronous
 /// initializer call.
 enum RowMaterialization {
-    private static let key: pthread_key_t = {
+    private static let key: pthread_key_t = makeKey()
+    /// The model type the marked backing data is of (`Model` of its `DefaultBackingData<Model>`).
+    private static let typeKey: pthread_key_t = makeKey()
+
+    private static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
-    }()
+    }
+
+    private static func identity(of type: any PersistentModel.Type) -> UnsafeRawPointer {
+        unsafeBitCast(type as Any.Type, to: UnsafeRawPointer.self)
+    }
 
     /// The row's backing data if `Model`'s `init(backingData:)` is running for a row. Asking clears the
     /// mark, so that a model a property default might create gets a backing data of its own.
     static func preparedBackingData<Model: PersistentModel>(for type: Model.Type) -> DefaultBackingData<Model>? {
         guard let marked = pthread_getspecific(key) else { return nil }
-        // A class cast: it fails for the backing data of another model type, whose init this is not.
-        guard let storage = Unmanaged<AnyObject>.fromOpaque(marked).takeUnretainedValue() as? DefaultBackingData<Model> else {
-            return nil
-        }
+        // The backing data of another model type (whose init this is not) is marked with that type.
+        // Comparing the types is a load and a compare, where a cast to `DefaultBackingData<Model>`
+        // looked up that generic class in the runtime's table for every row.
+        guard UnsafeRawPointer(pthread_getspecific(typeKey)) == identity(of: Model.self) else { return nil }
         pthread_setspecific(key, nil)
-        return storage
+        return Unmanaged<DefaultBackingData<Model>>.fromOpaque(marked).takeUnretainedValue()
     }
 
     /// Runs `body`, which initializes a `T` from `storage`. The property defaults the initializer
@@ -128,9 +136,11 @@ enum RowMaterialization {
     static func initializing<T: PersistentModel>(_ storage: DefaultBackingData<T>, _ body: () -> T) -> T {
         storage.discardsWrites = true
         // `storage` outlives the call (the caller holds it), so the unretained pointer stays valid.
-        pthread_setspecific(key, Unmanaged.passUnretained(storage as AnyObject).toOpaque())
+        pthread_setspecific(key, Unmanaged.passUnretained(storage).toOpaque())
+        pthread_setspecific(typeKey, identity(of: T.self))
         defer {
             pthread_setspecific(key, nil)
+            pthread_setspecific(typeKey, nil)
             storage.discardsWrites = false
         }
         return body()

@@ -366,7 +366,16 @@ final class SQLiteStore: @unchecked Sendable {
     func materialize<T: PersistentModel>(
         _ type: T.Type, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []
     ) throws -> T {
-        let storage = DefaultBackingData<T>(layout: layout)
+        let storage: DefaultBackingData<T>
+        if ObjectIdentifier(layout.modelType) == ObjectIdentifier(T.self) {
+            // The layout's class is `DefaultBackingData<T>`: made through it, the storage needs no
+            // look-up of that generic class for the row. With `preparedBackingData`'s type check,
+            // fetching 5,000 rows and reading them took 137.8 M instructions instead of 143.4 M.
+            storage = unsafeDowncast(layout.storageClass.init(layout: layout), to: DefaultBackingData<T>.self)
+        } else {
+            // Another model type with the entity's name (a schema version's) than the one the layout is of.
+            storage = DefaultBackingData<T>(layout: layout)
+        }
         try fill(storage, from: row, layout: layout, unloaded: unloaded)
         storage.storeIdentifier = identifier
         storage.store = self
