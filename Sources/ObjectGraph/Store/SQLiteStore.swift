@@ -373,7 +373,7 @@ final class SQLiteStore: @unchecked Sendable {
             // fetching 5,000 rows and reading them took 137.8 M instructions instead of 143.4 M.
             storage = unsafeDowncast(layout.storageClass.init(layout: layout), to: DefaultBackingData<T>.self)
         } else {
-            // Another model type with the entity's name (a schema version's) than the one the layout is of.
+            // A model type other than the layout's, with the same entity name (another schema version's).
             storage = DefaultBackingData<T>(layout: layout)
         }
         try fill(storage, from: row, layout: layout, unloaded: unloaded)
