@@ -464,13 +464,20 @@ public final class ModelContext: Equatable {
     /// would, the later insert's values go to the earlier model, whose backing data the later one
     /// then shares.
     private func mergePendingUniqueCollisions() {
-        /// A uniqueness constraint of an entity, by position. Not its name: building "Entity.attribute"
-        /// for every insert of a large save cost more than the lookup.
-        struct Constraint: Hashable {
+        /// A uniqueness constraint of an entity, by position (not its name: building "Entity.attribute"
+        /// for every insert of a large save cost more than the lookup), and the hash of values in it.
+        ///
+        /// Keyed by the values' hash, with the values compared only among the inserts that share it: a
+        /// dictionary keyed by the values themselves compares keys at every slot it probes, and two
+        /// `Data` blobs (a UUID's column) cost about 560 instructions to compare, which made this
+        /// pass a twentieth of inserting 10,000 snippets with unique UUIDs.
+        struct ValuesInConstraint: Hashable {
             let entity: ObjectIdentifier
             let position: Int
+            let valuesHash: Int
         }
-        var firstByUniqueValues: [Constraint: [[PendingUniqueValue]: ModelStorage]] = [:]
+        var firstByUniqueValues: [ValuesInConstraint: [(values: [PendingUniqueValue], storage: ModelStorage)]] = [:]
+        firstByUniqueValues.reserveCapacity(inserted.count)
         var merges: [UniqueMerge] = []
         defer { reconcileRelationships(after: merges) }
         for key in insertionOrder {
@@ -488,12 +495,12 @@ public final class ModelContext: Equatable {
                 }
                 // A nil in any of the constraint's properties: no other model's values can equal these.
                 guard values.count == constraint.slots.count else { continue }
-                let bucket = Constraint(entity: ObjectIdentifier(storage.layout), position: position)
-                if let earlier = firstByUniqueValues[bucket]?[values] {
-                    collided = earlier
+                let key = ValuesInConstraint(entity: ObjectIdentifier(storage.layout), position: position, valuesHash: values.hashValue)
+                if let earlier = firstByUniqueValues[key]?.first(where: { $0.values == values }) {
+                    collided = earlier.storage
                     break
                 }
-                firstByUniqueValues[bucket, default: [:]][values] = storage
+                firstByUniqueValues[key, default: []].append((values, storage))
             }
             guard let earlier = collided else { continue }
             if let earlierModel = earlier.model {
