@@ -118,6 +118,20 @@ struct ListPageBenchmark {
         return app
     }
 
+    /// Runs `body` with a client of a fresh app (`makeApp`) and its session cookie, and shuts the app
+    /// down after, whether `body` threw or not.
+    private func withApp(_ body: (InProcessClient, String?) async throws -> Void) async throws {
+        let app = try await makeApp()
+        do {
+            let client = InProcessClient(app: app)
+            try await body(client, try await client.sessionCookie())
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
     func run() async throws {
         // The store's files read once, so that they are in the OS's file cache when the library opens,
         // as they are for a server that has been running (and for a run of the page benchmark alone,
@@ -126,10 +140,8 @@ struct ListPageBenchmark {
         // it from the disk a page at a time, by how much had been pushed out: that case is measured on
         // its own at the end (`measureFirstVisitsFromTheDisk`).
         try StoreFiles.readIntoCache(in: dataDirectory)
-        let app = try await makeApp()
-        do {
-            let client = InProcessClient(app: app)
-            let cookie = try await client.sessionCookie()
+        try await withApp { client, cookie in
+            let app = client.app
             print("List page, in-process: \(urls.count) URLs × \(repetitions)\(cookie == nil ? "" : " (logged in)")")
             // The first visit of each URL, timed, then two more to warm: a first visit counts and ranks
             // what no page has asked for yet (right after the store opened, every count it shows). The
@@ -271,11 +283,7 @@ struct ListPageBenchmark {
                         "app, in-process", .perQuery, combinationVisits)
             results.add("6 list page", "first visit of GET \(Self.shortened(slowestCombination.url))", "app, in-process", .once,
                         [slowestCombination.seconds], note: "the slowest of the other filter combinations")
-        } catch {
-            try? await app.asyncShutdown()
-            throw error
         }
-        try await app.asyncShutdown()
         try await measureFirstVisitsFromTheDisk()
     }
 
@@ -285,22 +293,15 @@ struct ListPageBenchmark {
     /// pages above have already met: what this adds to the first visits above is the disk's.
     private func measureFirstVisitsFromTheDisk() async throws {
         try StoreFiles.evictFromCache(in: dataDirectory)
-        let app = try await makeApp()
-        do {
-            let client = InProcessClient(app: app)
-            let cookie = try await client.sessionCookie()
+        try await withApp { client, cookie in
             let label = "the store read from the disk (out of the OS's file cache, as after a reboot)"
-            try openLibrary(in: app, reportedAs: "open the library, \(label)")
+            try openLibrary(in: client.app, reportedAs: "open the library, \(label)")
             var visits: [(Kind, Double)] = []
             for (url, kind) in urls {
                 visits.append((kind, try await client.timedPage(url, cookie: cookie)))
             }
             reportFirstVisits(visits, inAll: label, byKind: ", \(label)")
-        } catch {
-            try? await app.asyncShutdown()
-            throw error
         }
-        try await app.asyncShutdown()
     }
 
     /// Opens the library of `admin`, timed, and reports the time as `workload`.
