@@ -281,8 +281,9 @@ extension ModelContext {
     ) throws -> (prefix: RankedPrefix, hits: KeySet, features: HitFeatures?) {
         let limit = Self.cachedSearchRanks
         let lengths = documentLengths(of: index, ranking: meeting.count)
-        // Left out in the WHERE when most rows are (see `FullTextRanking.fetchAll`). The rows are the
-        // kept lengths' documents when there are some: only the statement's shape depends on it.
+        // Left out in the WHERE when most rows are, unless the match is of one phrase, whose walk
+        // leaves them out itself (see `FullTextRanking.best`). The rows are the kept lengths'
+        // documents when there are some: only the statement's shape depends on it.
         let rows = try lengths?.documentCount ?? store.count(layout, condition: nil)
         let filteredInWhere = meeting.count * 2 < rows
         let matchAlone = Self.matchAlone(index)
