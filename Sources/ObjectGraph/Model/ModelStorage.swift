@@ -178,7 +178,7 @@ class ModelStorage {
     /// Required, so that a storage can be made from `EntityLayout.storageClass`.
     required init(layout: EntityLayout) {
         self.layout = layout
-        self.values = Array(repeating: UnsetValue(), count: layout.slots.count)
+        self.values = layout.unsetValues
     }
 
     var identifier: PersistentIdentifier {

@@ -431,7 +431,7 @@ final class SQLiteStore: @unchecked Sendable {
         if !storage.committedToMany.isEmpty { storage.committedToMany = [:] }
         var values = storage.values
         storage.values = []
-        if values.count != layout.slots.count { values = Array(repeating: UnsetValue(), count: layout.slots.count) }
+        if values.count != layout.slots.count { values = layout.unsetValues }
         // The readers are used in place, not copied out of the array one by one (a retain and a
         // release of the slot and of the decoder for every column of every row).
         let readers = layout.columnReaders
