@@ -139,7 +139,7 @@ class ModelStorage {
     /// The keys of the related rows of each loaded to-many relationship, as last read or saved.
     var committedToMany: [Int: [Int64]] = [:]
     /// Relationship slots changed since the last save.
-    var dirtyRelationships: SlotSet = []
+    var dirtyRelationships = SlotSet()
     /// The store's generation (`AggregateCache.generationSeen`) when the first of this model's loaded
     /// to-many relationships that its own row's version does not follow was loaded: one read through
     /// the inverse's column (a folder's snippets), or the other side of a many-to-many pair (a tag's
