@@ -244,8 +244,9 @@ final class EntityLayout: @unchecked Sendable {
     /// row (see `SQLiteStore.materialize`).
     let storageClass: ModelStorage.Type
     /// A value per slot, each `UnsetValue`: a new storage's values before anything is set. Shared,
-    /// and copied on a storage's first write, where making the array for every fetched row was 3.5%
-    /// of fetching rows into models by callgrind.
+    /// and copied on a storage's first write: making the array for every fetched row was 3.5% of
+    /// fetching rows into models by callgrind, and the copy costs about two thirds of that
+    /// (5,000 rows 137.9 → 136.5 M instructions).
     let unsetValues: [Any]
 
     private static func storageClass<Model: PersistentModel>(of type: Model.Type) -> ModelStorage.Type {
