@@ -133,12 +133,18 @@ struct ListPageBenchmark {
     }
 
     func run() async throws {
-        // The store's files read once, so that they are in the OS's file cache when the library opens,
-        // as they are for a server that has been running (and for a run of the page benchmark alone,
-        // whose store was just copied). In a full run the store workloads' gigabytes of writes had
-        // pushed part of it out (327 of its 445 MB were found cached after one), and first visits read
-        // it from the disk a page at a time, by how much had been pushed out: that case is measured on
-        // its own at the end (`measureFirstVisitsFromTheDisk`).
+        // The code the pages run, the templates they render and the store's files read once, so that
+        // they are in the OS's file cache when the library opens, as they are for a server that has
+        // been running (and for a run of the page benchmark alone, whose store was just copied). The
+        // machine the figures come from pages out file pages left untouched for about a minute (see
+        // `ProgramFiles`), and in a full run the store workloads run for minutes in this process
+        // before it: 327 of the store's 445 MB were found cached after them once, and the first page
+        // read 2–4 MB of the executable back from the disk (4,192 and 8,424 blocks for the first two
+        // visits) and took 18–48 ms, once 1.65 s, against 10–16 ms in a run of the page benchmark
+        // alone. The store read from the disk is measured on its own at the end
+        // (`measureFirstVisitsFromTheDisk`). The store is read last, so that its pages are the
+        // newest.
+        try ProgramFiles.readIntoCache(templates: repoRoot.appendingPathComponent("Views"))
         try StoreFiles.readIntoCache(in: dataDirectory)
         try await withApp { client, cookie in
             let app = client.app
@@ -149,23 +155,28 @@ struct ListPageBenchmark {
             // indexes, and opening any reads the groups the first page counts and the text lengths a
             // search ranks by (`SnippetStore.prepareFirstPages`).
             try openLibrary(in: app, reportedAs: "open the library (once per process: migration if any, counts prepared)")
-            var firstVisits: [(url: String, kind: Kind, seconds: Double)] = []
+            // What the process and the machine spent during each is kept for the slowest (see
+            // `ResourceUsage`): a first visit far slower than its kind has happened in full runs only.
+            var firstVisits: [(url: String, kind: Kind, seconds: Double, usage: String)] = []
             for (url, kind) in urls {
+                let usageBefore = ResourceUsage.current()
                 let start = now()
                 _ = try await client.get(url, cookie: cookie)
-                firstVisits.append((url, kind, now() - start))
+                let seconds = now() - start
+                firstVisits.append((url, kind, seconds, ResourceUsage.current().described(since: usageBefore)))
                 for _ in 0..<2 { _ = try await client.get(url, cookie: cookie) }
             }
             // By kind too, as the searches are reported, so that a common word's first ranking does not
             // hide how the browse URLs fare; and the slowest, by name, which the percentiles do not say.
             reportFirstVisits(firstVisits.map { ($0.kind, $0.seconds) }, inAll: "in turn, after the store opened", byKind: "")
             if let first = firstVisits.first {
-                results.add("6 list page", "first page after the library opened: GET \(Self.shortened(first.url))", "app, in-process", .once, [first.seconds])
+                results.add("6 list page", "first page after the library opened: GET \(Self.shortened(first.url))", "app, in-process", .once, [first.seconds],
+                            note: first.usage)
             }
             let slowest = firstVisits.sorted(by: { $0.seconds > $1.seconds }).prefix(5)
             for visit in slowest {
                 results.add("6 list page", "first visit of GET \(Self.shortened(visit.url))", "app, in-process", .once, [visit.seconds],
-                            note: "one of the 5 slowest first visits")
+                            note: "one of the 5 slowest first visits; \(visit.usage)")
             }
             // Each common word's first search on its own too: their median is the one most often missed.
             for visit in firstVisits where visit.kind == .common && !slowest.contains(where: { $0.url == visit.url }) {
@@ -381,6 +392,38 @@ enum StoreFiles {
             guard fsync(descriptor) == 0, posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED) == 0 else {
                 throw BenchmarkError("cannot drop \(url.lastPathComponent) from the file cache")
             }
+        }
+    }
+}
+
+/// The files this process runs (its executable and the shared libraries it has mapped) and the app's
+/// templates.
+///
+/// The machine the benchmarks were measured on reclaims file pages that have not been touched for
+/// about a minute, whatever memory is free (a DAMON scheme, `pageout` of pages aged 12 × 5 s, under
+/// /sys/kernel/mm/damon/admin): code that a phase of the benchmark does not run is read back from
+/// the disk when the next phase first runs it, a fault at a time.
+enum ProgramFiles {
+    static func readIntoCache(templates: URL) throws {
+        var paths: [String] = []
+        if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) {
+            // "address perms offset dev inode path": the path, where there is one, is the sixth field.
+            for line in maps.split(separator: "\n") {
+                let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+                guard fields.count == 6 else { continue }
+                let path = fields[5].trimmingCharacters(in: .whitespaces)
+                if path.hasPrefix("/"), !paths.contains(path) { paths.append(path) }
+            }
+        }
+        if let templateFiles = FileManager.default.enumerator(at: templates, includingPropertiesForKeys: nil) {
+            for case let url as URL in templateFiles where url.pathExtension == "leaf" { paths.append(url.path) }
+        }
+        for path in paths {
+            // Only regular files: a mapping may name a device (/dev/zero reads forever) or a deleted file.
+            guard (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular,
+                  let handle = FileHandle(forReadingAtPath: path) else { continue }
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {}
         }
     }
 }

@@ -144,3 +144,60 @@ final class Results {
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     }
 }
+
+/// What this process and the machine spent over a stretch of wall time, for a visit that took far
+/// longer than its kind (a first page once took 1.65 s in a full run against 10–16 ms alone): whether
+/// the time went to the process's own work, to reading from the disk, or to waiting for a CPU the
+/// machine did not give it (a virtual machine's steal) is what tells a cause in our code from one
+/// outside it.
+struct ResourceUsage {
+    /// User and system CPU seconds of this process, every thread.
+    var processCPU: Double
+    var majorFaults: Int
+    /// 512-byte blocks this process read from a device (not from the file cache).
+    var blocksRead: Int
+    var voluntarySwitches: Int
+    var involuntarySwitches: Int
+    /// Seconds summed over the machine's CPUs, from /proc/stat (zero where there is none).
+    var machineIOWait: Double
+    var machineSteal: Double
+    /// The machine's file pages written and not yet on the disk (/proc/meminfo's Dirty), in bytes:
+    /// a commit's sync waits for the file system's journal, which may wait for them.
+    var machineDirtyBytes: Int
+
+    static func current() -> ResourceUsage {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        // "cpu  user nice system idle iowait irq softirq steal …", in clock ticks.
+        var ioWait = 0.0, steal = 0.0
+        if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+           let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ") {
+            let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            let perSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+            if ticks.count >= 8, perSecond > 0 {
+                ioWait = ticks[4] / perSecond
+                steal = ticks[7] / perSecond
+            }
+        }
+        var dirty = 0
+        if let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
+           let line = meminfo.split(separator: "\n").first(where: { $0.hasPrefix("Dirty:") }),
+           let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) {
+            dirty = kilobytes * 1024
+        }
+        return ResourceUsage(
+            processCPU: seconds(usage.ru_utime) + seconds(usage.ru_stime), majorFaults: usage.ru_majflt,
+            blocksRead: usage.ru_inblock, voluntarySwitches: usage.ru_nvcsw, involuntarySwitches: usage.ru_nivcsw,
+            machineIOWait: ioWait, machineSteal: steal, machineDirtyBytes: dirty)
+    }
+
+    /// What was spent between `earlier` and this snapshot, for a note beside a wall time.
+    func described(since earlier: ResourceUsage) -> String {
+        String(format: "process CPU %.1f ms, %d major faults, %d blocks read, %d waits, %d preemptions; machine I/O wait %.0f ms, steal %.0f ms, %d MB dirty at the start",
+               (processCPU - earlier.processCPU) * 1e3, majorFaults - earlier.majorFaults, blocksRead - earlier.blocksRead,
+               voluntarySwitches - earlier.voluntarySwitches, involuntarySwitches - earlier.involuntarySwitches,
+               (machineIOWait - earlier.machineIOWait) * 1e3, (machineSteal - earlier.machineSteal) * 1e3,
+               earlier.machineDirtyBytes >> 20)
+    }
+}
