@@ -194,7 +194,7 @@ struct ResourceUsage {
 
     /// What was spent between `earlier` and this snapshot, for a note beside a wall time.
     func described(since earlier: ResourceUsage) -> String {
-        String(format: "process CPU %.1f ms, %d major faults, %d blocks read, %d waits, %d preemptions; machine I/O wait %.0f ms, steal %.0f ms, %d MB dirty at the start",
+        String(format: "process CPU %.1f ms, %ld major faults, %ld blocks read, %ld waits, %ld preemptions; machine I/O wait %.0f ms, steal %.0f ms, %ld MB dirty at the start",
                (processCPU - earlier.processCPU) * 1e3, majorFaults - earlier.majorFaults, blocksRead - earlier.blocksRead,
                voluntarySwitches - earlier.voluntarySwitches, involuntarySwitches - earlier.involuntarySwitches,
                (machineIOWait - earlier.machineIOWait) * 1e3, (machineSteal - earlier.machineSteal) * 1e3,
