@@ -138,12 +138,12 @@ struct ListPageBenchmark {
         // been running (and for a run of the page benchmark alone, whose store was just copied). The
         // machine the figures come from pages out file pages left untouched for about a minute (see
         // `ProgramFiles`), and in a full run the store workloads run for minutes in this process
-        // before it: 327 of the store's 445 MB were found cached after them once, and the first page
-        // read 2–4 MB of the executable back from the disk (4,192 and 8,424 blocks for the first two
-        // visits) and took 18–48 ms, once 1.65 s, against 10–16 ms in a run of the page benchmark
-        // alone. The store read from the disk is measured on its own at the end
-        // (`measureFirstVisitsFromTheDisk`). The store is read last, so that its pages are the
-        // newest.
+        // before it: 327 of the store's 445 MB were found cached after them once, the first page and
+        // the year-2021 page read 2 and 4 MB of mapped code back from the disk (4,192 and 8,424
+        // blocks, with major faults), and first pages after the library opened took 18–52 ms, once
+        // 1.65 s, against 10–16 ms in a run of the page benchmark alone. The store read from the disk
+        // is measured on its own at the end (`measureFirstVisitsFromTheDisk`). The store is read last,
+        // so that its pages are the newest.
         try ProgramFiles.readIntoCache(templates: repoRoot.appendingPathComponent("Views"))
         try StoreFiles.readIntoCache(in: dataDirectory)
         try await withApp { client, cookie in
