@@ -128,6 +128,51 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertFalse(body.contains("rel=\"next\""))
     }
 
+    /// Pages that cut through runs of equal sort keys: eleven titles that sort alike (case and accents
+    /// aside) and twenty-two snippets with the same dates and language. Every order, walked a page of
+    /// ten at a time, shows each snippet once and in the order of one page holding them all; so do a
+    /// search's pages. (The test above has five snippets, a page of ten: it crosses no boundary.)
+    func testPagesThatCutThroughEqualSortKeysNeitherRepeatNorSkip() async throws {
+        let tiedTitles = ["tie", "Tie", "tIe", "tiE", "TIe", "TiE", "tIE", "TIE", "tíe", "Tíe", "TÍE"]
+        let otherTitles = (11...21).map { "Row \($0)" }
+        try withContext { context in
+            let sameDay = Date(timeIntervalSince1970: 1_700_500_000)
+            for title in tiedTitles + otherTitles {
+                let snippet = Snippet(title: title, code: "let pagerword = 1", notes: "", language: .go)
+                snippet.createdAt = sameDay
+                snippet.updatedAt = sameDay
+                snippet.refreshSearchKeywords()
+                context.insert(snippet)
+            }
+            try context.save()
+        }
+        let everyTitle = Set(try await titles("?size=100"))
+        XCTAssertEqual(everyTitle.count, 27, "the five of setUp and the twenty-two here, each title once")
+
+        for sort in ["updated", "created", "title", "language"] {
+            for order in ["asc", "desc"] {
+                let onePage = try await titles("?sort=\(sort)&order=\(order)&size=100")
+                var walked: [String] = []
+                for page in 1...4 {
+                    walked += try await titles("?sort=\(sort)&order=\(order)&size=10&page=\(page)")
+                }
+                XCTAssertEqual(walked, onePage, "sort=\(sort)&order=\(order): the pages of ten, one after another")
+                XCTAssertEqual(Set(walked), everyTitle, "sort=\(sort)&order=\(order)")
+            }
+        }
+        let body = try await page("/snippets?sort=title&order=asc&size=10&page=2")
+        XCTAssertTrue(body.contains("11–20 of 27"))
+        XCTAssertTrue(body.contains("rel=\"next\""))
+
+        let hits = try await titles("?q=pagerword&size=100")
+        XCTAssertEqual(Set(hits), Set(tiedTitles + otherTitles))
+        var walkedHits: [String] = []
+        for page in 1...3 {
+            walkedHits += try await titles("?q=pagerword&size=10&page=\(page)")
+        }
+        XCTAssertEqual(walkedHits, hits, "a search's pages of ten, one after another")
+    }
+
     /// The links to the page before and after show exactly where there is such a page (the template
     /// tests flags for them); the top bar's account links show for a logged-in page only.
     func testPreviousAndNextLinksAndTheAccountLinksShowWhereTheyApply() async throws {
