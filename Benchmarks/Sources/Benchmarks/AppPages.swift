@@ -370,12 +370,17 @@ enum StoreFiles {
             .filter { $0.lastPathComponent.hasSuffix(".store") || $0.lastPathComponent.hasSuffix(".store-wal") }
     }
 
+    /// Reads a file to its end, a megabyte at a time, so that its pages are in the file cache.
+    static func readThrough(_ handle: FileHandle) throws {
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {}
+    }
+
     /// Reads every store file through once, so that its pages are in the file cache.
     static func readIntoCache(in directory: URL) throws {
         for url in try files(in: directory) {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {}
+            try readThrough(handle)
         }
     }
 
@@ -423,7 +428,7 @@ enum ProgramFiles {
             guard (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular,
                   let handle = FileHandle(forReadingAtPath: path) else { continue }
             defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {}
+            try StoreFiles.readThrough(handle)
         }
     }
 }
