@@ -75,7 +75,7 @@ extension ModelContext {
                     guard let key = storage.primaryKey else { continue }
                     let related = byOwner[key] ?? []
                     storage.values[slot.index] = ModelStorage.typedValue(for: slot, models: related)
-                    storage.committedToMany[slot.index] = related.compactMap { ($0 as? any PersistentModel)?.storage.primaryKey }
+                    storage.committedToMany[slot.index] = related.compactMap { slot.relatedModel($0)?.storage.primaryKey }
                 }
             }
         }
@@ -114,7 +114,7 @@ extension ModelContext {
             for slot in storage.layout.slots where slot.relationship != nil {
                 let related = storage.loadedRelatedModels(at: slot.index) ?? storage.pendingMembership(at: slot.index)?.added ?? []
                 for related in related {
-                    guard let relatedModel = related as? any PersistentModel else { continue }
+                    guard let relatedModel = slot.relatedModel(related) else { continue }
                     guard relatedModel.storage.awaitsInsert else { continue }
                     insert(anyModel: relatedModel)
                     queue.append(relatedModel)
@@ -294,7 +294,7 @@ extension ModelContext {
             state[key] = false
             let storage = model.storage
             for slot in storage.layout.foreignKeySlots {
-                guard let target = storage.loadedRelatedModels(at: slot.index)?.first as? any PersistentModel,
+                guard let target = storage.loadedRelatedModels(at: slot.index)?.first.flatMap(slot.relatedModel),
                       inserted[ObjectIdentifier(target)] != nil else { continue }
                 visit(target)
             }
@@ -308,8 +308,8 @@ extension ModelContext {
     /// The join-table writes a model needs: all of its written to-many relationships when it is new,
     /// the changed ones otherwise (only what joined and left, for a relationship that was not loaded).
     func joinWrites(of storage: ModelStorage, onlyDirty: Bool) -> [SaveRequest.JoinWrite] {
-        func storages(_ models: [AnyObject]) -> [ModelStorage] {
-            models.compactMap { ($0 as? any PersistentModel)?.storage }
+        func storages(_ models: [AnyObject], of slot: PropertySlot) -> [ModelStorage] {
+            models.compactMap { slot.relatedModel($0)?.storage }
         }
         return storage.layout.toManySlots.compactMap { slot in
             guard let table = storage.layout.mapping(for: slot).joinTable,
@@ -318,9 +318,9 @@ extension ModelContext {
                 guard let pending = storage.pendingMembership(at: slot.index) else { return nil }
                 return SaveRequest.JoinWrite(
                     table: table, owner: storage, slotIndex: slot.index,
-                    change: .adjust(added: storages(pending.added).filter { !$0.isDeleted }, removed: storages(pending.removed)))
+                    change: .adjust(added: storages(pending.added, of: slot).filter { !$0.isDeleted }, removed: storages(pending.removed, of: slot)))
             }
-            let targets = storages(related).filter { !$0.isDeleted }
+            let targets = storages(related, of: slot).filter { !$0.isDeleted }
             if onlyDirty, storage.committedToMany[slot.index] == targets.compactMap(\.primaryKey),
                targets.allSatisfy({ $0.primaryKey != nil }) {
                 return nil

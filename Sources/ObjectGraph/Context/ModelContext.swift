@@ -375,7 +375,7 @@ public final class ModelContext: Equatable {
     // MARK: Bookkeeping used by models
 
     func storageDidChange(_ storage: ModelStorage) {
-        guard storage.primaryKey != nil, !storage.isDeleted, let model = storage.model as? any PersistentModel else {
+        guard storage.primaryKey != nil, !storage.isDeleted, let model = storage.persistentModel else {
             // A new model's edit may change whether it matches an observer's fetch.
             notifyPendingChangeObservers()
             return
@@ -556,7 +556,7 @@ public final class ModelContext: Equatable {
                 storage.primaryKey = primaryKey
                 commit(storage, row: insert.row, slots: nil)
                 storage.committedExternalFiles = insert.externalFiles(in: result)
-                if let model = storage.model as? any PersistentModel {
+                if let model = storage.persistentModel {
                     if let existing = registered[storage.identifier], existing !== model {
                         // The row was registered under another instance: that instance gets the new values.
                         let target = existing.storage

@@ -20,6 +20,9 @@ final class PropertySlot: @unchecked Sendable {
     /// `Optional<Wrapped>` when the property is optional; `wrappedValueType` is then `Wrapped`, else `valueType`.
     let optionalType: (any _OptionalValue.Type)?
     let wrappedValueType: Any.Type
+    /// `wrappedValueType` as an array of models, for a to-many relationship: found once, where
+    /// appending to a relationship and building its value asked the runtime for every member.
+    let modelArrayType: (any _ModelArray.Type)?
     /// For a relationship, how its declared type holds the related models.
     let relationshipForm: RelationshipForm?
 
@@ -30,6 +33,7 @@ final class PropertySlot: @unchecked Sendable {
         self.valueType = type(of: metadata.keypath).valueType
         self.optionalType = valueType as? any _OptionalValue.Type
         self.wrappedValueType = optionalType?.wrappedType ?? valueType
+        self.modelArrayType = wrappedValueType as? any _ModelArray.Type
         self.defaultValue = metadata.defaultValue
         self.isStoredInInstance = metadata.isStoredInInstance
 
@@ -63,6 +67,11 @@ final class PropertySlot: @unchecked Sendable {
             self.codec = nil
             errors.append(.unsupportedAttributeType(entity: entityName, property: metadata.name, type: valueType))
         }
+    }
+
+    /// A member of this relationship as a model, found through the destination type.
+    @inline(__always) func relatedModel(_ object: AnyObject) -> (any PersistentModel)? {
+        persistentModel(object, expecting: destinationType)
     }
 
     /// Whether the attribute has a column of its own in the entity's table.
@@ -607,7 +616,12 @@ extension Array: _ModelArray {
     }
 
     public static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool {
-        guard let element = model as? Element, var array = value as? [Element] else { return false }
+        // Most slots hold the declared array itself: opened without the runtime's general cast (a
+        // quarter of appending a member), as a model of exactly the element class is taken as it is.
+        guard let element = ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self)
+                ? unsafeBitCast(model, to: Element.self) : model as? Element,
+              var array = ModelStorage.unboxed(value, as: [Element].self)
+        else { return false }
         // The slot lets go of its copy first, so that the array's buffer has one owner and grows in place.
         value = ()
         array.append(element)

@@ -75,7 +75,7 @@ extension ModelStorage {
         let value = values[slot.index]
         if Self.holds(value, UnloadedValue.self) { return .unread }
         if let fault = Self.value(value, as: ToOneFault.self) { return .key(fault.primaryKey) }
-        guard let target = (Self.models(in: value, of: slot).first as? any PersistentModel)?.storage else { return .none }
+        guard let target = Self.models(in: value, of: slot).first.flatMap(slot.relatedModel)?.storage else { return .none }
         if let key = (target.mergedInto ?? target).primaryKey { return .key(key) }
         return .unsaved(target)
     }
@@ -104,7 +104,7 @@ extension ModelStorage {
             }
             let typed = Self.typedValue(for: slot, models: fault.pending?.applied(to: loaded) ?? loaded)
             values[index] = typed
-            committedToMany[index] = loaded.compactMap { ($0 as? any PersistentModel)?.storage.primaryKey }
+            committedToMany[index] = loaded.compactMap { slot.relatedModel($0)?.storage.primaryKey }
             return typed
         }
         if Self.holds(value, UnsetValue.self), slot.isToMany {
@@ -183,7 +183,7 @@ extension ModelStorage {
         addresses?.insert(identityAddress(of: member))
         defer { if let addresses { memberAddresses[index] = addresses } }
         let slot = layout.slots[index]
-        if let arrayType = slot.wrappedValueType as? any _ModelArray.Type,
+        if let arrayType = slot.modelArrayType,
            arrayType._append(member, toArrayIn: &values[index], asOptional: slot.optionalType != nil) {
             return
         }
@@ -248,16 +248,16 @@ extension ModelStorage {
     private func linkInverses(of slot: PropertySlot, removed: [AnyObject], added: [AnyObject]) {
         guard let owner = model, let inverse = layout.mapping(for: slot).inverse else { return }
         for related in removed {
-            (related as? any PersistentModel)?.storage.unlink(owner, fromInverse: inverse)
+            slot.relatedModel(related)?.storage.unlink(owner, fromInverse: inverse)
         }
         for related in added {
-            guard let relatedModel = related as? any PersistentModel else { continue }
+            guard let relatedModel = slot.relatedModel(related) else { continue }
             relatedModel.storage.adopt(relatedModel)
             relatedModel.storage.link(owner, intoInverse: inverse, forwardSlot: slot)
             // SwiftData inserts a new model as soon as it is related to one of a context's, from either side.
             if let context {
                 context.insertNewlyRelated(relatedModel)
-            } else if let context = relatedModel.storage.context, let ownerModel = owner as? any PersistentModel {
+            } else if let context = relatedModel.storage.context, let ownerModel = persistentModel {
                 context.insertNewlyRelated(ownerModel)
             }
         }
@@ -274,7 +274,7 @@ extension ModelStorage {
             if current.contains(where: { $0 === owner }) { return }
             // A to-one side can point at one owner only: the previous owner loses this model.
             for previous in current {
-                (previous as? any PersistentModel)?.storage.removeMember(model, at: forwardSlot.index)
+                slot.relatedModel(previous)?.storage.removeMember(model, at: forwardSlot.index)
             }
             values[slot.index] = Self.typedValue(for: slot, models: [owner])
         } else {
@@ -329,7 +329,7 @@ extension ModelStorage {
         for slot in layout.foreignKeySlots {
             // Most rows a context read never loaded their related model: nothing to release.
             if Self.holds(values[slot.index], ToOneFault.self) { continue }
-            guard let target = Self.models(in: values[slot.index], of: slot).first as? any PersistentModel,
+            guard let target = Self.models(in: values[slot.index], of: slot).first.flatMap(slot.relatedModel),
                   let key = target.storage.primaryKey else { continue }
             values[slot.index] = ToOneFault(primaryKey: key)
         }
@@ -368,7 +368,7 @@ extension ModelStorage {
     /// A relationship value of the slot's declared type (`T`, `T?`, `[T]` or `[T]?`) holding `models`.
     static func typedValue(for slot: PropertySlot, models: [AnyObject]) -> Any {
         let value: Any?
-        if let array = slot.wrappedValueType as? any _ModelArray.Type {
+        if let array = slot.modelArrayType {
             value = array._make(from: models)
         } else {
             value = models.first

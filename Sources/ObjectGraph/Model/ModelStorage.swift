@@ -18,6 +18,22 @@ extension ModelStorage {
     @inline(__always) static func value<Marker>(_ value: Any, as marker: Marker.Type) -> Marker? {
         holds(value, marker) ? value as? Marker : nil
     }
+
+    /// A value known to be of type `Value`, opened out of its `Any` box. A forced cast (`as! Value`)
+    /// runs the runtime's general cast, which looks for optionals, existentials and bridging first:
+    /// a third of a property read.
+    @inline(__always) static func sameTypeValue<Value>(_ value: Any, as type: Value.Type) -> Value {
+        func open<Stored>(_ stored: Stored) -> Value {
+            // `Stored` is `Value`: the caller checked the dynamic type.
+            unsafeBitCast(stored, to: Value.self)
+        }
+        return _openExistential(value, do: open)
+    }
+
+    /// `value` as a `Value`: opened as above when it holds exactly one, else by the runtime's cast.
+    @inline(__always) static func unboxed<Value>(_ value: Any, as type: Value.Type) -> Value? {
+        Swift.type(of: value) == Value.self ? sameTypeValue(value, as: Value.self) : value as? Value
+    }
 }
 
 /// The values of one model instance and its bookkeeping: row key, context, last saved state.
@@ -119,6 +135,11 @@ class ModelStorage {
             }
             if let newValue { share(with: newValue) }
         }
+    }
+
+    /// `model` as a model, found through the layout's model type.
+    var persistentModel: (any PersistentModel)? {
+        model.flatMap { ObjectGraph.persistentModel($0, expecting: layout.modelType) }
     }
 
     /// Lets `other` read and write this storage too, besides the model that owns it.
@@ -299,17 +320,6 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
             return Self.sameTypeValue(stored, as: Value.self)
         }
         return slowValue(at: index, as: Value.self)
-    }
-
-    /// A value known to be of type `Value`, opened out of its `Any` box. A forced cast (`as! Value`)
-    /// runs the runtime's general cast, which looks for optionals, existentials and bridging first:
-    /// a third of a property read.
-    private static func sameTypeValue<Value>(_ value: Any, as type: Value.Type) -> Value {
-        func open<Stored>(_ stored: Stored) -> Value {
-            // `Stored` is `Value`: the caller checked the dynamic type.
-            unsafeBitCast(stored, to: Value.self)
-        }
-        return _openExistential(value, do: open)
     }
 
     @inline(never)

@@ -72,7 +72,7 @@ struct AttributeCodec: @unchecked Sendable {
             columnType: T.columnType,
             isOptional: false,
             encode: { value in
-                guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                guard let typed = ModelStorage.unboxed(value, as: T.self) else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
                 if let problem = typed.unstorableBecause { throw SwiftDataError(.modelValidationFailure, problem) }
                 return typed.storedValue
             },
@@ -101,7 +101,7 @@ struct AttributeCodec: @unchecked Sendable {
             columnType: rawCodec.columnType,
             isOptional: false,
             encode: { value in
-                guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                guard let typed = ModelStorage.unboxed(value, as: T.self) else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
                 return try rawCodec.encode(typed.rawValue)
             },
             decode: { stored in
@@ -137,7 +137,7 @@ struct AttributeCodec: @unchecked Sendable {
             columnType: "TEXT",
             isOptional: false,
             encode: { value in
-                guard let typed = value as? T else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
+                guard let typed = ModelStorage.unboxed(value, as: T.self) else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
                 let data = try JSONCoding.encoder.encode(typed)
                 return String(decoding: data, as: UTF8.self).databaseValue
             },
