@@ -208,6 +208,24 @@ final class BatchedSaveTests: StoreTestCase {
         XCTAssertEqual(freshSalt.recipes.map(\.name), ["Stew", "Soup"])
     }
 
+    /// A long list (more members than are compared pairwise) that names a model twice keeps it once,
+    /// at its last place, in memory and in the store.
+    func testALongListThatNamesAModelTwiceKeepsItsLastPlace() throws {
+        let container = try makeContainer(Recipe.self)
+        let context = ModelContext(container)
+        let soup = Recipe(name: "Soup")
+        context.insert(soup)
+        let ingredients = (0..<12).map { Ingredient(name: "I\($0)") }
+        soup.ingredients = ingredients + [ingredients[3]]
+        let expected = (0..<12).filter { $0 != 3 }.map { "I\($0)" } + ["I3"]
+        XCTAssertEqual(soup.ingredients.map(\.name), expected)
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let freshSoup = try XCTUnwrap(fresh.fetch(FetchDescriptor<Recipe>()).first)
+        XCTAssertEqual(freshSoup.ingredients.map(\.name), expected)
+    }
+
     /// Deleting all data empties the join tables and full-text indexes with the rows: they were left
     /// behind, join rows naming rows that no longer exist, and index entries for text that was gone.
     func testDeleteAllDataLeavesNoJoinRowsOrFullTextEntries() throws {

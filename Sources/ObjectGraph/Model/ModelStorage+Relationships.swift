@@ -229,20 +229,30 @@ extension ModelStorage {
         var rewritten = false
         if resolvingMerged {
             for (position, member) in members.enumerated() {
-                guard let survivor = (member as? any PersistentModel)?.storage.model, survivor !== member else { continue }
+                guard let survivor = slot.relatedModel(member)?.storage.model, survivor !== member else { continue }
                 members[position] = survivor
                 rewritten = true
             }
         }
-        if slot.isToMany && members.count > 1 {
+        if slot.isToMany && members.count > 1 && !Self.areDistinct(members) {
             var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
-            if !members.allSatisfy({ seen.insert(ObjectIdentifier($0)).inserted }) {
-                seen.removeAll(keepingCapacity: true)
-                members = Array(members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }.reversed())
-                rewritten = true
-            }
+            members = Array(members.reversed().filter { seen.insert(ObjectIdentifier($0)).inserted }.reversed())
+            rewritten = true
         }
         return rewritten ? (typedValue(for: slot, models: members), members) : (value, members)
+    }
+
+    /// Whether no model is listed twice. A few members (a snippet's tags) are compared pairwise:
+    /// the `Set` that a longer list needs cost more to allocate than the comparisons.
+    private static func areDistinct(_ members: [AnyObject]) -> Bool {
+        guard members.count <= 8 else {
+            var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
+            return members.allSatisfy { seen.insert(ObjectIdentifier($0)).inserted }
+        }
+        for later in members.indices.dropFirst() where members[..<later].contains(where: { $0 === members[later] }) {
+            return false
+        }
+        return true
     }
 
     private func linkInverses(of slot: PropertySlot, removed: [AnyObject], added: [AnyObject]) {

@@ -168,7 +168,10 @@ class ModelStorage {
     /// unchanged model turns them back into faults once the store has moved on (`faultUnversionedToMany`).
     var unversionedToManyLoadedAt: UInt64?
     /// Relationships set while the model was being initialized, before it could be linked to inverses.
-    var pendingInverseLinks: Set<Int> = []
+    /// A `SlotSet`, not a `Set<Int>`: every new model's initializer sets its to-many defaults (`[]`),
+    /// and a `Set` allocated its table for the first (15 M of 2,199 M instructions inserting 10,000
+    /// snippets). Linked in slot order.
+    var pendingInverseLinks = SlotSet()
     /// Columns not read yet (see `propertiesToFetch`); their committed values are unknown until read.
     var unloadedSlots: Set<Int> = []
 
