@@ -74,8 +74,8 @@ extension PersistentModel {
 
     /// `object`, whose class the caller checked is exactly `Self`, as a model. Reaching a model's
     /// storage from a member of a relationship cast each one to `any PersistentModel`, a search of the
-    /// runtime's conformance table (about 300 instructions); saving 10,000 new snippets with a folder
-    /// and two tags each made 160,000 of them.
+    /// runtime's conformance table (about 300 instructions): 69 M of the 2,279 M instructions of
+    /// inserting 2 × 5,000 snippets with a folder and two tags each, by callgrind.
     static func _model(ofExactClass object: AnyObject) -> any PersistentModel {
         unsafeDowncast(object, to: Self.self)
     }
