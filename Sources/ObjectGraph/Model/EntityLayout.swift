@@ -571,14 +571,15 @@ extension Array: _ModelArray {
         var made: [Element] = []
         made.reserveCapacity(models.count)
         for model in models {
-            if ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self) {
-                // The dynamic type is `Element`, a class: the reference is one of that type.
-                made.append(unsafeBitCast(model, to: Element.self))
-            } else if let element = model as? Element {
-                made.append(element)
-            }
+            if let element = element(model) { made.append(element) }
         }
         return made
+    }
+
+    /// `model` as an element: taken as it is when its class is exactly `Element`, else by the cast.
+    private static func element(_ model: AnyObject) -> Element? {
+        // The dynamic type is `Element`, a class: the reference is one of that type.
+        ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self) ? unsafeBitCast(model, to: Element.self) : model as? Element
     }
 
     public var _models: [AnyObject] {
@@ -618,10 +619,7 @@ extension Array: _ModelArray {
     public static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool {
         // Most slots hold the declared array itself: opened without the runtime's general cast (a
         // quarter of appending a member), as a model of exactly the element class is taken as it is.
-        guard let element = ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self)
-                ? unsafeBitCast(model, to: Element.self) : model as? Element,
-              var array = ModelStorage.unboxed(value, as: [Element].self)
-        else { return false }
+        guard let element = element(model), var array = ModelStorage.unboxed(value, as: [Element].self) else { return false }
         // The slot lets go of its copy first, so that the array's buffer has one owner and grows in place.
         value = ()
         array.append(element)

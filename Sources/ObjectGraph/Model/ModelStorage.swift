@@ -332,8 +332,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
             let resolved = resolvedRelationshipValue(at: index)
             // Mostly of the property's exact type (`Folder?`, `[Tag]`): opened without the runtime's
             // general cast, which looked up the type's metadata on every read of a relationship.
-            if Swift.type(of: resolved) == Value.self { return Self.sameTypeValue(resolved, as: Value.self) }
-            if let value = resolved as? Value { return value }
+            if let value = Self.unboxed(resolved, as: Value.self) { return value }
         } else if let value = values[index] as? Value {
             return value
         }
