@@ -8,6 +8,7 @@ import Logging
 struct Options {
     var count = 100_000
     var rounds = 5
+    var warmUpRounds = 1
     var fluentRounds = 3
     var queryRepetitions = 200
     var searchRepetitions = 50
@@ -29,6 +30,10 @@ struct Options {
             guard let value = iterator.next() else { throw BenchmarkError("\(name) needs a value") }
             return value
         }
+        func numberOrZero(_ name: String) throws -> Int {
+            guard let count = Int(try value(name)), count >= 0 else { throw BenchmarkError("\(name) needs a number, 0 or more") }
+            return count
+        }
         func number(_ name: String) throws -> Int {
             guard let number = Int(try value(name).replacingOccurrences(of: "_", with: "")), number > 0 else {
                 throw BenchmarkError("\(name) needs a positive number")
@@ -39,6 +44,7 @@ struct Options {
             switch argument {
             case "--count": count = try number(argument)
             case "--rounds": rounds = try number(argument)
+            case "--warm-up-rounds": warmUpRounds = try numberOrZero(argument)
             case "--fluent-rounds": fluentRounds = try number(argument)
             case "--reps": queryRepetitions = try number(argument)
             case "--search-reps": searchRepetitions = try number(argument)
@@ -52,7 +58,7 @@ struct Options {
             case "--app-data": appData = try value(argument)
             case "--help", "-h":
                 print("""
-                    usage: Benchmarks [--count 100000] [--rounds 5] [--fluent-rounds 3] [--reps 200] [--search-reps 50]
+                    usage: Benchmarks [--count 100000] [--rounds 5] [--warm-up-rounds 1] [--fluent-rounds 3] [--reps 200] [--search-reps 50]
                                       [--page-reps 50] [--startup-rounds 5] [--only store,page,startup]
                                       [--contenders raw,grdb,fluent,objectgraph] [--json Benchmarks/.build/last-run.json]
                                       [--repo .] [--snippetbox Benchmarks/.build/release/snippetbox]
@@ -126,7 +132,8 @@ do {
             return type
         }
         try await StoreWorkloads(
-            count: options.count, rounds: options.rounds, fluentRounds: min(options.fluentRounds, options.rounds),
+            count: options.count, rounds: options.rounds, warmUpRounds: options.warmUpRounds,
+            fluentRounds: min(options.fluentRounds, options.rounds),
             queryRepetitions: options.queryRepetitions, searchRepetitions: options.searchRepetitions,
             contenders: contenders, scratch: scratch, results: results
         ).run()
@@ -160,7 +167,8 @@ do {
     let metadata: [String: Any] = [
         "date": ISO8601DateFormatter().string(from: started),
         "command": CommandLine.arguments.joined(separator: " "),
-        "count": options.count, "rounds": options.rounds, "fluentRounds": min(options.fluentRounds, options.rounds),
+        "count": options.count, "rounds": options.rounds, "warmUpRounds": options.warmUpRounds,
+        "fluentRounds": min(options.fluentRounds, options.rounds),
         "queryRepetitions": options.queryRepetitions, "searchRepetitions": options.searchRepetitions,
         "pageRepetitions": options.pageRepetitions,
         "machine": [
