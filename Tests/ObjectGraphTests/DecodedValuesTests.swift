@@ -30,6 +30,18 @@ struct CounterHolder: Codable {
     }
 }
 
+/// An enum with an integer raw value, every case in `allCases`.
+enum Level: Int, Codable, CaseIterable { case beginner = 10, expert = 30 }
+
+/// An enum with a floating-point raw value.
+enum Ratio: Double, Codable, CaseIterable { case half = 0.5, whole = 1 }
+
+/// An enum whose `allCases` leaves a case out, as a type may for a case it keeps to itself.
+enum Mood: String, Codable, CaseIterable {
+    case calm, tense, hidden
+    static var allCases: [Mood] { [.calm, .tense] }
+}
+
 /// A name held by reference: a raw-representable type that is not plain data.
 final class NameBox {
     var name: String
@@ -96,17 +108,41 @@ final class DecodedValuesTests: StoreTestCase {
         XCTAssertEqual(markers[1].point, GridPoint(x: 1, y: 1))
     }
 
-    func testRawValuesAreKeptByStoredValue() throws {
+    func testCaseIterableRawValuesAreReadFromTheirCaseTable() throws {
         let kept = DecodedValues()
         let genres = try XCTUnwrap(AttributeCodec.rawValueCodec(Genre.self, keeping: kept))
-        XCTAssertEqual(try genres.decode("poetry".databaseValue) as? Genre, .poetry)
-        XCTAssertEqual(try genres.decode("poetry".databaseValue) as? Genre, .poetry)
-        XCTAssertEqual(kept.count, 1)
-        XCTAssertEqual(try genres.decode("kids".databaseValue) as? Genre, .kids)
-        XCTAssertEqual(kept.count, 2)
+        for genre in Genre.allCases {
+            XCTAssertEqual(try genres.decode(genre.rawValue.databaseValue) as? Genre, genre)
+            XCTAssertEqual(try genres.decode(genre.rawValue.databaseValue) as? Genre, genre)
+        }
+        // Every case is in the table made with the codec: nothing is kept, and no lock is taken.
+        XCTAssertEqual(kept.count, 0)
         XCTAssertThrowsError(try genres.decode("sonnet".databaseValue), "a raw value of no case is still an error")
-        XCTAssertEqual(kept.count, 2)
+        XCTAssertThrowsError(try genres.decode(3.databaseValue), "so is a value of another storage class")
 
+        let levels = try XCTUnwrap(AttributeCodec.rawValueCodec(Level.self, keeping: DecodedValues()))
+        XCTAssertEqual(try levels.decode(10.databaseValue) as? Level, .beginner)
+        XCTAssertEqual(try levels.decode(30.databaseValue) as? Level, .expert)
+        XCTAssertThrowsError(try levels.decode(20.databaseValue))
+
+        // Raw values stored as REAL have no table: they are decoded, and kept, as before.
+        XCTAssertNil(CaseTable(Ratio.self, storedWith: try XCTUnwrap(AttributeCodec.make(for: Double.self))))
+        let keptRatios = DecodedValues()
+        let ratios = try XCTUnwrap(AttributeCodec.rawValueCodec(Ratio.self, keeping: keptRatios))
+        XCTAssertEqual(try ratios.decode(0.5.databaseValue) as? Ratio, .half)
+        XCTAssertEqual(keptRatios.count, 1)
+    }
+
+    func testACaseLeftOutOfAllCasesStillDecodes() throws {
+        let kept = DecodedValues()
+        let moods = try XCTUnwrap(AttributeCodec.rawValueCodec(Mood.self, keeping: kept))
+        XCTAssertEqual(try moods.decode("calm".databaseValue) as? Mood, .calm)
+        XCTAssertEqual(kept.count, 0)
+        XCTAssertEqual(try moods.decode("hidden".databaseValue) as? Mood, .hidden)
+        XCTAssertEqual(kept.count, 1, "decoded as before, and kept")
+    }
+
+    func testRawValuesAreKeptByStoredValue() throws {
         let keptPriorities = DecodedValues()
         let priorities = try XCTUnwrap(AttributeCodec.rawValueCodec(Priority.self, keeping: keptPriorities))
         XCTAssertEqual(try priorities.decode(2.databaseValue) as? Priority, .high)

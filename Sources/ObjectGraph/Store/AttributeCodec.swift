@@ -92,11 +92,14 @@ struct AttributeCodec: @unchecked Sendable {
 
     /// Compiled for a type known only at run time, `as? T.RawValue` and `T(rawValue:)` look up
     /// `Optional`'s metadata on every call: 2,000 instructions a row for a language column. Such a
-    /// column holds a few distinct values, so `decodedValues` keeps them by stored value (plain-data
-    /// types only, as for `jsonCodec(_:keeping:)`).
+    /// column holds a few distinct values: a `CaseIterable` type's are all in a `CaseTable` made here,
+    /// and any other's are kept in `decodedValues` as they are decoded (plain-data types only, as for
+    /// `jsonCodec(_:keeping:)`).
     static func rawValueCodec<T: RawRepresentable>(_ type: T.Type, keeping decodedValues: DecodedValues?) -> AttributeCodec? {
         guard let rawType = T.RawValue.self as? any StorableScalar.Type,
               let rawCodec = make(for: rawType) else { return nil }
+        // Only where values may be kept and shared at all (plain data, as `decodedValues` says).
+        let cases = decodedValues == nil ? nil : CaseTable(T.self, storedWith: rawCodec)
         return AttributeCodec(
             columnType: rawCodec.columnType,
             isOptional: false,
@@ -105,6 +108,7 @@ struct AttributeCodec: @unchecked Sendable {
                 return try rawCodec.encode(typed.rawValue)
             },
             decode: { stored in
+                if let cases, let value = cases.value(for: stored) { return value }
                 if let decodedValues, let kept = decodedValues.value(for: stored) { return kept }
                 let value = try decodeRawValue(stored, as: T.self, with: rawCodec)
                 decodedValues?.keep(value, for: stored)
@@ -156,6 +160,43 @@ struct AttributeCodec: @unchecked Sendable {
             },
             storesJSON: true
         )
+    }
+}
+
+/// Every case of a `CaseIterable` enum with a text or integer raw value, by the value its column
+/// holds: made once with the codec and never changed after, so a row's decode reads it without the
+/// lock `DecodedValues` takes. That lock and the look-up by `DatabaseValue` were 1,150 instructions
+/// a row for a language column (callgrind, fetching 5,000 rows), taken by every thread of a server
+/// reading rows at once. Nil for a type that is not `CaseIterable`, or whose cases' raw values are
+/// not all stored as text or integers.
+struct CaseTable: @unchecked Sendable {
+    private var byText: [String: Any] = [:]
+    private var byInteger: [Int64: Any] = [:]
+
+    init?<T: RawRepresentable>(_ type: T.Type, storedWith rawCodec: AttributeCodec) {
+        guard let iterable = type as? any CaseIterable.Type else { return nil }
+        for element in Self.allCases(of: iterable) {
+            guard let value = element as? T, let stored = try? rawCodec.encode(value.rawValue) else { return nil }
+            switch stored.storage {
+            case .string(let text): byText[text] = value
+            case .int64(let integer): byInteger[integer] = value
+            case .null, .double, .blob: return nil
+            }
+        }
+    }
+
+    private static func allCases<Cases: CaseIterable>(of type: Cases.Type) -> [Any] {
+        Cases.allCases.map { $0 }
+    }
+
+    /// The case stored as `stored`; nil for a value no case has (an older version's case, say),
+    /// which the codec then decodes, or refuses, as before.
+    func value(for stored: DatabaseValue) -> Any? {
+        switch stored.storage {
+        case .string(let text): byText[text]
+        case .int64(let integer): byInteger[integer]
+        case .null, .double, .blob: nil
+        }
     }
 }
 
