@@ -169,6 +169,9 @@ struct AttributeCodec: @unchecked Sendable {
 /// a row for a language column (callgrind, fetching 5,000 rows), taken by every thread of a server
 /// reading rows at once. Nil for a type that is not `CaseIterable`, or whose cases' raw values are
 /// not all stored as text or integers.
+///
+/// `@unchecked`: its values are `Any`, but of a plain-data type (the codec makes a table only where
+/// `decodedValues` may keep values), and nothing changes them once the table is made.
 struct CaseTable: @unchecked Sendable {
     private var byText: [String: Any] = [:]
     private var byInteger: [Int64: Any] = [:]
@@ -176,7 +179,9 @@ struct CaseTable: @unchecked Sendable {
     init?<T: RawRepresentable>(_ type: T.Type, storedWith rawCodec: AttributeCodec) {
         guard let iterable = type as? any CaseIterable.Type else { return nil }
         for element in Self.allCases(of: iterable) {
-            guard let value = element as? T, let stored = try? rawCodec.encode(value.rawValue) else { return nil }
+            // Kept as `init(rawValue:)` makes it from the raw value it is stored as, as a row's decode did.
+            guard let listed = element as? T, let stored = try? rawCodec.encode(listed.rawValue),
+                  let value = T(rawValue: listed.rawValue) else { return nil }
             switch stored.storage {
             case .string(let text): byText[text] = value
             case .int64(let integer): byInteger[integer] = value
