@@ -21,8 +21,80 @@ import XCTest
     }
 }
 
+/// A model with a slot of every kind a row fills: attributes, a to-one's key, a to-many, a
+/// one-to-one, transient properties with a default and without.
+@Model final class Parcel {
+    var label: String
+    var weight: Double?
+    var courier: Courier?
+    @Relationship(inverse: \Sticker.parcels) var stickers: [Sticker] = []
+    var waybill: Waybill?
+    @Transient var handlings: Int = 7
+    @Transient var remark: String?
+
+    init(label: String, weight: Double?) {
+        self.label = label
+        self.weight = weight
+    }
+}
+
+@Model final class Courier {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Model final class Sticker {
+    var text: String
+    var parcels: [Parcel] = []
+    init(text: String) { self.text = text }
+}
+
+@Model final class Waybill {
+    var code: String
+    var parcel: Parcel?
+    init(code: String) { self.code = code }
+}
+
 /// A model made from a row gets the row's backing data while its initializer runs.
 final class RowMaterializationTests: StoreTestCase {
+    /// Every slot of a fetched model holds what its row and declaration give it, whichever way the
+    /// slot is filled: a column's value, a relationship's fault, a transient property's default.
+    func testEverySlotOfAFetchedModelIsFilledFromItsRowOrItsDeclaration() throws {
+        let container = try makeContainer(Parcel.self, Courier.self, Sticker.self, Waybill.self)
+        let writer = ModelContext(container)
+        let parcel = Parcel(label: "books", weight: 2.5)
+        writer.insert(parcel)
+        parcel.courier = Courier(name: "swift post")
+        parcel.stickers = [Sticker(text: "fragile"), Sticker(text: "this way up")]
+        parcel.waybill = Waybill(code: "WB-1")
+        parcel.handlings = 99
+        parcel.remark = "left at the door"
+        writer.insert(Parcel(label: "empty box", weight: nil))
+        try writer.save()
+
+        let reader = ModelContext(container)
+        let parcels = try reader.fetch(FetchDescriptor<Parcel>(sortBy: [SortDescriptor(\.label)]))
+        XCTAssertEqual(parcels.map(\.label), ["books", "empty box"])
+        let books = parcels[0], box = parcels[1]
+        XCTAssertEqual(books.weight, 2.5)
+        XCTAssertNil(box.weight)
+        XCTAssertEqual(books.courier?.name, "swift post")
+        XCTAssertNil(box.courier)
+        XCTAssertEqual(books.stickers.map(\.text).sorted(), ["fragile", "this way up"])
+        XCTAssertEqual(box.stickers.count, 0)
+        XCTAssertEqual(books.waybill?.code, "WB-1")
+        XCTAssertNil(box.waybill)
+        // Transient properties are not stored: a fetched model has their declared defaults.
+        XCTAssertEqual(books.handlings, 7)
+        XCTAssertNil(books.remark)
+        XCTAssertFalse(books.hasChanges)
+        XCTAssertFalse(reader.hasChanges)
+
+        // The one-to-one read from its other side, in a context of its own.
+        let waybill = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Waybill>()).first)
+        XCTAssertEqual(waybill.parcel?.label, "books")
+    }
+
     func testAFetchedModelHoldsItsRowAndTakesWritesOnceMade() throws {
         let container = try makeContainer(Envelope.self, Letter.self)
         let sent = Date(timeIntervalSince1970: 1_700_000_000)

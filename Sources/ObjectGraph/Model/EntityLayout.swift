@@ -228,6 +228,8 @@ final class EntityLayout: @unchecked Sendable {
     let uniquenessConstraints: [UniquenessConstraint]
     /// Every column some uniqueness constraint covers, in column order.
     let uniqueColumnSlots: [PropertySlot]
+    /// For each slot, its position in `storedColumnSlots` (and so among a row's stored columns), or nil.
+    let storedColumnPositionBySlot: [Int?]
     /// `storedColumnSlots`, each with how its column is read.
     let columnReaders: [ColumnReader]
     /// The indexes of the attributes without a column (transient ones): a row's fill gives each its
@@ -257,6 +259,30 @@ final class EntityLayout: @unchecked Sendable {
     /// fetching rows into models by callgrind, and the copy costs about two thirds of that
     /// (5,000 rows 137.9 → 136.5 M instructions).
     let unsetValues: [Any]
+    /// Where each slot of a new storage takes its value from when a row fills it, in slot order
+    /// (`SQLiteStore.fill`); nil when a column must be read another way (external storage).
+    let newStorageSlotSources: [SlotSource]?
+
+    /// The source of one slot's value in a new storage filled from a row.
+    enum SlotSource {
+        /// Decoded from the column `columnReaders[position]` reads (inline or a to-one's key).
+        case column(position: Int)
+        case toManyFault
+        /// An attribute without a column: its default, or nil.
+        case fallback
+        /// Nothing the row holds (the side of a one-to-one without the key).
+        case unset
+    }
+
+    private static func newStorageSlotSources(slots: [PropertySlot], columnReaders: [ColumnReader]) -> [SlotSource]? {
+        if columnReaders.contains(where: { $0.kind == .general }) { return nil }
+        var sources = slots.map { slot -> SlotSource in
+            if slot.isToMany { return .toManyFault }
+            return !slot.isColumn && slot.relationship == nil ? .fallback : .unset
+        }
+        for (position, reader) in columnReaders.enumerated() { sources[reader.index] = .column(position: position) }
+        return sources
+    }
 
     private static func storageClass<Model: PersistentModel>(of type: Model.Type) -> ModelStorage.Type {
         DefaultBackingData<Model>.self
@@ -284,7 +310,11 @@ final class EntityLayout: @unchecked Sendable {
         self.storedColumnSlots = columnSlots + foreignKeySlots
         self.preservedSlots = columnSlots.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) == true }
         self.columnReaders = storedColumnSlots.map(ColumnReader.init)
+        var storedColumnPositionBySlot = [Int?](repeating: nil, count: slots.count)
+        for (position, slot) in storedColumnSlots.enumerated() { storedColumnPositionBySlot[slot.index] = position }
+        self.storedColumnPositionBySlot = storedColumnPositionBySlot
         self.attributeSlotsWithoutColumns = slots.filter { !$0.isColumn && $0.relationship == nil }.map(\.index)
+        self.newStorageSlotSources = Self.newStorageSlotSources(slots: slots, columnReaders: columnReaders)
         let declaredUniqueness = Self.resolveUniqueness(
             modelType._objectGraphUniqueness, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
             errors: &errors)

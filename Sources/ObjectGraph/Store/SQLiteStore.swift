@@ -244,8 +244,7 @@ final class SQLiteStore: @unchecked Sendable {
     private func readRowsFromStore(
         _ layout: EntityLayout, sql: String, arguments: [DatabaseValue], leadingColumns: Int
     ) throws -> [(leading: [DatabaseValue], row: FetchedRow)] {
-        let slotIndexes = layout.storedColumnSlots.map(\.index)
-        let slotCount = layout.slots.count
+        let columnBySlot = layout.storedColumnPositionBySlot
         return try read { db in
             let statement = try db.cachedStatement(sql: sql)
             var rows: [(leading: [DatabaseValue], row: FetchedRow)] = []
@@ -259,9 +258,12 @@ final class SQLiteStore: @unchecked Sendable {
                 let leading: [DatabaseValue] = leadingColumns == 0 ? [] : (0..<leadingColumns).map(value(at:))
                 let primaryKey = Int64(sqliteStatement: sqliteStatement, index: CInt(leadingColumns))
                 let version = Int64(sqliteStatement: sqliteStatement, index: CInt(leadingColumns + 1))
-                var values = [DatabaseValue](repeating: .null, count: slotCount)
-                for (position, slotIndex) in slotIndexes.enumerated() {
-                    values[slotIndex] = value(at: leadingColumns + 2 + position)
+                // Appended in slot order to a reserved array: `Array(repeating:count:)` looked up the
+                // metadata of the array's storage class in the runtime for every row.
+                var values: [DatabaseValue] = []
+                values.reserveCapacity(columnBySlot.count)
+                for position in columnBySlot {
+                    values.append(position.map { value(at: leadingColumns + 2 + $0) } ?? .null)
                 }
                 rows.append((leading, FetchedRow(primaryKey: primaryKey, version: version, valuesBySlot: values)))
             }
@@ -376,7 +378,7 @@ final class SQLiteStore: @unchecked Sendable {
             // A model type other than the layout's, with the same entity name (another schema version's).
             storage = DefaultBackingData<T>(layout: layout)
         }
-        try fill(storage, from: row, layout: layout, unloaded: unloaded)
+        try fill(storage, from: row, layout: layout, unloaded: unloaded, isNew: true)
         storage.storeIdentifier = identifier
         storage.store = self
         let object = RowMaterialization.initializing(storage) { T(backingData: storage) }
@@ -394,14 +396,8 @@ final class SQLiteStore: @unchecked Sendable {
         committed: inout [DatabaseValue]
     ) throws -> Any {
         switch reader.kind {
-        case .inline:
-            do {
-                return try reader.decode(stored)
-            } catch let error as SwiftDataError {
-                throw error.located(entity: storage.layout.name, property: reader.slot.name)
-            }
-        case .foreignKey:
-            return ModelContext.foreignKeyValue(stored, slot: reader.slot)
+        case .inline, .foreignKey:
+            return try readInline(stored, with: reader, entity: storage.layout.name)
         case .general:
             let decoded = try decodeColumn(stored, slot: reader.slot, entity: storage.layout.name, rowKey: rowKey)
             committed[reader.slot.index] = decoded.inline
@@ -413,6 +409,18 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// `read` for a column whose value is held in the row itself (`ColumnReader.Kind.inline` or
+    /// `.foreignKey`), which leaves the committed row as it was read.
+    @inline(__always)
+    private func readInline(_ stored: DatabaseValue, with reader: ColumnReader, entity: String) throws -> Any {
+        if reader.kind == .foreignKey { return ModelContext.foreignKeyValue(stored, slot: reader.slot) }
+        do {
+            return try reader.decode(stored)
+        } catch let error as SwiftDataError {
+            throw error.located(entity: entity, property: reader.slot.name)
+        }
+    }
+
     /// Sets a storage's values, committed row and version from a row read from the store.
     ///
     /// The values are built in a local array and stored once: writing each slot of the storage's
@@ -421,7 +429,15 @@ final class SQLiteStore: @unchecked Sendable {
     /// A column that names an external file is left unloaded, its file to be read when the property
     /// is first read (`ModelStorage.loadUnloadedColumns`): files are large by definition, and a page
     /// of models that shows none of them read every one (50 screenshots for a list page).
-    func fill(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = []) throws {
+    ///
+    /// `isNew` says `storage` was just made for this row and holds nothing yet (`materialize`).
+    func fill(
+        _ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, unloaded: Set<Int> = [], isNew: Bool = false
+    ) throws {
+        if isNew, unloaded.isEmpty, let sources = layout.newStorageSlotSources {
+            try fillNew(storage, from: row, layout: layout, sources: sources)
+            return
+        }
         var unloaded = unloaded
         // The committed row is the fetched one, shared: only a column whose committed value differs
         // from what was read (an external file's inline form) makes it a copy of its own.
@@ -473,6 +489,33 @@ final class SQLiteStore: @unchecked Sendable {
         storage.primaryKey = row.primaryKey
         storage.version = row.version
         if !storage.dirtyRelationships.isEmpty { storage.dirtyRelationships.removeAll() }
+    }
+
+    /// `fill` for a new storage whose columns are all read inline: its values are made in slot
+    /// order, each written once into a new array, rather than copied from `layout.unsetValues` and
+    /// then replaced slot by slot; nothing it held before needs clearing.
+    private func fillNew(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, sources: [EntityLayout.SlotSource]) throws {
+        let readers = layout.columnReaders
+        let entity = layout.name
+        var values: [Any] = []
+        values.reserveCapacity(sources.count)
+        for (index, source) in sources.enumerated() {
+            switch source {
+            case .column(let position):
+                values.append(try readInline(row.valuesBySlot[index], with: readers[position], entity: entity))
+            case .toManyFault:
+                values.append(ToManyFault())
+            case .fallback:
+                values.append(storage.fallbackValue(at: index) ?? UnsetValue())
+            case .unset:
+                values.append(UnsetValue())
+            }
+        }
+        storage.values = values
+        if !storage.belongsToContext { storage.valuesHoldNoRelatedModels = true }
+        storage.committedRow = row.valuesBySlot
+        storage.primaryKey = row.primaryKey
+        storage.version = row.version
     }
 
     func materializeAny(_ type: any PersistentModel.Type, from row: FetchedRow, layout: EntityLayout) throws -> any PersistentModel {
