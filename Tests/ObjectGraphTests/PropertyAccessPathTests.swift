@@ -119,4 +119,39 @@ final class PropertyAccessPathTests: StoreTestCase {
         let again = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Soup" })).first)
         XCTAssertEqual(again.ingredients.map(\.name), ["Flour", "Water"])
     }
+
+    /// A member appended to a to-many's array in place, in each form the slot's value takes: the
+    /// declared array (the common path), an optional array, an element of a subclass, and a value
+    /// that holds no array of the type (refused, for the caller to rebuild the array).
+    func testAMemberIsAppendedInPlaceToEveryFormOfAToManyArray() throws {
+        let ann = Player(name: "Ann"), bob = Player(name: "Bob")
+        var value: Any = [ann]
+        XCTAssertTrue([Player]._append(bob, toArrayIn: &value, asOptional: false))
+        let plain = try XCTUnwrap(value as? [Player])
+        XCTAssertTrue(plain.count == 2 && plain[0] === ann && plain[1] === bob)
+
+        value = Optional([ann])
+        XCTAssertTrue([Player]._append(bob, toArrayIn: &value, asOptional: true))
+        XCTAssertTrue(type(of: value) == Optional<[Player]>.self)
+        let optional = try XCTUnwrap(value as? [Player]?)
+        XCTAssertEqual(optional?.map(\.name), ["Ann", "Bob"])
+
+        // An array of a class's models takes a model of its subclass, through the general cast.
+        class Parent {}
+        final class Child: Parent {}
+        let first = Parent(), second = Child()
+        value = [first]
+        XCTAssertTrue([Parent]._append(second, toArrayIn: &value, asOptional: false))
+        let mixed = try XCTUnwrap(value as? [Parent])
+        XCTAssertTrue(mixed.count == 2 && mixed[0] === first && mixed[1] === second)
+
+        // Nothing to append to: nil, another type's array, a model of another class.
+        value = Optional<[Player]>.none as Any
+        XCTAssertFalse([Player]._append(bob, toArrayIn: &value, asOptional: true))
+        value = [Team(name: "Reds")]
+        XCTAssertFalse([Player]._append(bob, toArrayIn: &value, asOptional: false))
+        value = [ann]
+        XCTAssertFalse([Player]._append(Team(name: "Blues"), toArrayIn: &value, asOptional: false))
+        XCTAssertEqual((value as? [Player])?.count, 1)
+    }
 }

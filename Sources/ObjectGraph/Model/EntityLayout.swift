@@ -648,15 +648,35 @@ extension Array: _ModelArray {
     }
 
     public static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool {
-        // Most slots hold the declared array itself: opened without the runtime's general cast (a
-        // quarter of appending a member), as a model of exactly the element class is taken as it is.
-        guard let element = element(model), var array = ModelStorage.unboxed(value, as: [Element].self) else { return false }
+        // Most slots hold the declared array itself, and most models are of exactly the element class:
+        // both are taken as they are, without the runtime's general cast (a quarter of appending a
+        // member). Compared with `self` (this array type) and `Element.self`, which this code,
+        // generic over the element type, is handed; the other cases are in functions of their own,
+        // since naming `[Element]` or `Element?` here had the runtime look up their metadata on every
+        // call (650 of the 2,500 instructions an append took).
+        guard ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self), type(of: value) == self else {
+            return appendConverting(model, toArrayIn: &value, asOptional: asOptional)
+        }
+        var array = ModelStorage.sameTypeValue(value, as: self)
         // The slot lets go of its copy first, so that the array's buffer has one owner and grows in place.
         value = ()
-        array.append(element)
-        value = asOptional ? Optional(array) as Any : array
+        array.append(unsafeBitCast(model, to: Element.self))
+        value = asOptional ? optionalValue(array) : array
         return true
     }
+
+    /// `_append` for a model of a subclass, or a slot holding an optional array.
+    @inline(never)
+    private static func appendConverting(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool {
+        guard let element = element(model), var array = ModelStorage.unboxed(value, as: [Element].self) else { return false }
+        value = ()
+        array.append(element)
+        value = asOptional ? optionalValue(array) : array
+        return true
+    }
+
+    @inline(never)
+    private static func optionalValue(_ array: [Element]) -> Any { Optional(array) as Any }
 }
 
 /// One column of an index `#Index` declares: a property's column, or the row's key.
