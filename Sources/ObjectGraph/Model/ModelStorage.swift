@@ -40,6 +40,7 @@ extension ModelStorage {
 ///
 /// `DefaultBackingData<Model>` is the generic face `@Model` code sees; the context works with this
 /// non-generic base so that it can handle models of every type in one save.
+@usableFromInline
 class ModelStorage {
     let layout: EntityLayout
     /// Current values, one per slot, each of the property's exact type boxed in `Any`.
@@ -292,7 +293,12 @@ struct WeakModel {
 }
 
 /// The backing data ObjectGraph gives every model: values in slots, indexed through the entity layout.
+///
+/// `@usableFromInline`, with its superclass and the members `BackingData` requires, only for
+/// `PersistentModel.createBackingData()`, which is inlinable; nothing of it is public.
+@usableFromInline
 final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingData {
+    @usableFromInline
     required init(for modelType: Model.Type) {
         super.init(layout: EntityLayout.of(modelType))
     }
@@ -302,6 +308,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         super.init(layout: layout)
     }
 
+    @usableFromInline
     var persistentModelID: PersistentIdentifier? {
         get { identifier }
         set {
@@ -309,8 +316,10 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         }
     }
 
+    @usableFromInline
     var metadata: Any { layout }
 
+    @usableFromInline
     func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         guard let index = layout.slotIndex(for: key) else {
             preconditionFailure("\(key) is not a persisted property of \(layout.name)")
@@ -344,6 +353,7 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         preconditionFailure("\(layout.name).\(layout.slots[index].name) was read before it was given a value")
     }
 
+    @usableFromInline
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         if discardsWrites { return }
         guard let index = layout.slotIndex(for: key) else {

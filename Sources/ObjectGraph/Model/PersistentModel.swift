@@ -56,6 +56,12 @@ extension PersistentModel {
     /// row, this is the row's backing data itself, which drops writes until the model is made: the
     /// defaults cost a third of reading a row, and a throwaway backing data of its own was one more
     /// object (and one more layout lookup) for every row.
+    ///
+    /// Inlinable, so that it is compiled in the model's own module for its type: compiled here, generic
+    /// over the model type, it looked up the metadata of `DefaultBackingData<Self>` and its conformance
+    /// to `BackingData` in the runtime's tables for every model made (430 instructions; fetching 5,000
+    /// snippets 126.4 → 124.2 M instructions).
+    @inlinable
     public static func createBackingData() -> any BackingData<Self> {
         if let prepared = RowMaterialization.preparedBackingData(for: Self.self) { return prepared }
         return DefaultBackingData<Self>(for: Self.self)
@@ -122,6 +128,7 @@ public protocol BackingData<Model>: AnyObject {
 /// Hands `createBackingData()` the backing data of the model being initialized on this thread from a
 /// row. A thread-specific value, not a task-local: it is set and cleared around a synchronous
 /// initializer call.
+@usableFromInline
 enum RowMaterialization {
     private static let key: pthread_key_t = makeKey()
     /// The model type the marked backing data is of (`Model` of its `DefaultBackingData<Model>`).
@@ -139,6 +146,7 @@ enum RowMaterialization {
 
     /// The row's backing data if `Model`'s `init(backingData:)` is running for a row. Asking clears the
     /// mark, so that a model a property default might create gets a backing data of its own.
+    @usableFromInline
     static func preparedBackingData<Model: PersistentModel>(for type: Model.Type) -> DefaultBackingData<Model>? {
         guard let marked = pthread_getspecific(key) else { return nil }
         // The backing data of another model type (whose init this is not) is marked with that type.
