@@ -492,8 +492,10 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// `fill` for a new storage whose columns are all read inline: its values are made in slot
-    /// order, each written once into a new array, rather than copied from `layout.unsetValues` and
-    /// then replaced slot by slot; nothing it held before needs clearing.
+    /// order, each appended once to a new array, rather than copied from `layout.unsetValues` and
+    /// then replaced slot by slot; nothing it held before needs clearing. The array is reserved and
+    /// appended to because that allocation is specialized and reads the array type's metadata from a
+    /// cache; `Array(unsafeUninitializedCapacity:)`'s looked it up in the runtime for every row.
     private func fillNew(_ storage: ModelStorage, from row: FetchedRow, layout: EntityLayout, sources: [EntityLayout.SlotSource]) throws {
         let readers = layout.columnReaders
         let entity = layout.name
