@@ -275,13 +275,19 @@ final class EntityLayout: @unchecked Sendable {
         case unset
     }
 
-    private static func newStorageSlotSources(slots: [PropertySlot], columnReaders: [ColumnReader]) -> [SlotSource]? {
+    /// Made from the tables the general fill walks (`columnReaders`, `toManySlots`,
+    /// `attributeSlotsWithoutColumns`), so that both give a new storage the same values.
+    private static func newStorageSlotSources(
+        columnReaders: [ColumnReader], storedColumnPositionBySlot: [Int?], toManySlots: [PropertySlot],
+        attributeSlotsWithoutColumns: [Int]
+    ) -> [SlotSource]? {
         if columnReaders.contains(where: { $0.kind == .general }) { return nil }
-        var sources = slots.map { slot -> SlotSource in
-            if slot.isToMany { return .toManyFault }
-            return !slot.isColumn && slot.relationship == nil ? .fallback : .unset
+        var sources = [SlotSource](repeating: .unset, count: storedColumnPositionBySlot.count)
+        for (index, position) in storedColumnPositionBySlot.enumerated() {
+            if let position { sources[index] = .column(position: position) }
         }
-        for (position, reader) in columnReaders.enumerated() { sources[reader.index] = .column(position: position) }
+        for slot in toManySlots { sources[slot.index] = .toManyFault }
+        for index in attributeSlotsWithoutColumns { sources[index] = .fallback }
         return sources
     }
 
@@ -315,7 +321,6 @@ final class EntityLayout: @unchecked Sendable {
         for (position, slot) in storedColumnSlots.enumerated() { storedColumnPositionBySlot[slot.index] = position }
         self.storedColumnPositionBySlot = storedColumnPositionBySlot
         self.attributeSlotsWithoutColumns = slots.filter { !$0.isColumn && $0.relationship == nil }.map(\.index)
-        self.newStorageSlotSources = Self.newStorageSlotSources(slots: slots, columnReaders: columnReaders)
         let declaredUniqueness = Self.resolveUniqueness(
             modelType._objectGraphUniqueness, entityName: name, slots: slots, slotIndexByKeyPath: slotIndexByKeyPath,
             errors: &errors)
@@ -325,6 +330,9 @@ final class EntityLayout: @unchecked Sendable {
         let constrained = Set(uniquenessConstraints.flatMap { $0.slots.map(\.index) })
         self.uniqueColumnSlots = storedColumnSlots.filter { constrained.contains($0.index) }
         self.toManySlots = slots.filter(\.isToMany)
+        self.newStorageSlotSources = Self.newStorageSlotSources(
+            columnReaders: columnReaders, storedColumnPositionBySlot: storedColumnPositionBySlot, toManySlots: toManySlots,
+            attributeSlotsWithoutColumns: attributeSlotsWithoutColumns)
         self.relationshipSlots = slots.filter { $0.relationship != nil }
         self.hasInstanceStoredProperties = slots.contains(where: \.isStoredInInstance)
         let rowKeyPath = Self.rowKeyPath(of: modelType)
