@@ -35,3 +35,18 @@ func profileObjectGraph(count: Int, scratch: URL) throws {
     }
     try? FileManager.default.removeItem(at: directory)
 }
+
+/// `--profile-raw N`: raw SQLite's insert and fetch-all workloads, in the same order and on the same
+/// data as `profileObjectGraph`'s, so that callgrind counts both contenders' instructions per row with
+/// the same `--toggle-collect` on `insertNow` and `fetchAllNow`: the budget a ratio to raw SQLite allows.
+func profileRawSQLite(count: Int, scratch: URL) throws {
+    let data = Dataset(count: count)
+    let directory = scratch.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let plain = try RawSQLiteContender(syncPath: directory.appendingPathComponent("a.sqlite").path, fullText: false)
+    try plain.insertNow(data)
+    print("fetch all checksum: \(try plain.fetchAllNow())")
+    let indexed = try RawSQLiteContender(syncPath: directory.appendingPathComponent("b.sqlite").path, fullText: true)
+    try indexed.insertNow(data)
+}

@@ -87,12 +87,13 @@ func shell(_ command: String) -> String {
 
 setvbuf(stdout, nil, _IOLBF, 0)
 
-// Synchronous profiling entry, before anything awaits (see Profile.swift).
-if let index = CommandLine.arguments.firstIndex(of: "--profile-objectgraph") {
+// Synchronous profiling entries, before anything awaits (see Profile.swift).
+for (option, profile) in [("--profile-objectgraph", profileObjectGraph), ("--profile-raw", profileRawSQLite)] {
+    guard let index = CommandLine.arguments.firstIndex(of: option) else { continue }
     let count = CommandLine.arguments.count > index + 1 ? Int(CommandLine.arguments[index + 1]) ?? 2_000 : 2_000
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-profile-\(getpid())")
     do {
-        try profileObjectGraph(count: count, scratch: scratch)
+        try profile(count, scratch)
     } catch {
         print("profile failed: \(error)")
         exit(1)
