@@ -51,6 +51,12 @@ class ModelStorage {
     /// to it overlaps another: the one `inout` use, `appendMember`'s, hands a slot to a function that
     /// touches no storage. Debug builds, which the tests run, keep the check, so an overlap a change
     /// brings in still traps there.
+    ///
+    /// The bookkeeping every write of a relationship reads or changes (`memberAddresses`,
+    /// `dirtyRelationships`, `pendingInverseLinks`, `unloadedSlots`, `discardsWrites`) is unchecked in
+    /// release too, for the same reasons: its checks were 3% of inserting snippets with a folder and
+    /// two tags. Each is a value changed only by its own methods (inserts, removals, a flag set), none
+    /// of which calls out while the change is under way; the closures that read one (`filter`) read.
     #if DEBUG
     var values: [Any] { didSet { valuesDidChange() } }
     #else
@@ -80,7 +86,11 @@ class ModelStorage {
     /// folder of 5,000 new snippets scanned 12.5 million elements. Any write to `values` drops
     /// them, so they can never describe an array that has since changed; `appendMember` keeps its
     /// slot's set in step with the one element it adds.
+    #if DEBUG
     var memberAddresses: [Int: Set<UnsafeRawPointer>] = [:]
+    #else
+    @exclusivity(unchecked) var memberAddresses: [Int: Set<UnsafeRawPointer>] = [:]
+    #endif
     /// The column values as last read from or written to the store, by slot (`.null` for non-columns);
     /// nil for a model that was never saved. Saving diffs against it; `rollback()` restores it.
     var committedRow: [DatabaseValue]?
@@ -161,7 +171,11 @@ class ModelStorage {
     /// The keys of the related rows of each loaded to-many relationship, as last read or saved.
     var committedToMany: [Int: [Int64]] = [:]
     /// Relationship slots changed since the last save.
+    #if DEBUG
     var dirtyRelationships = SlotSet()
+    #else
+    @exclusivity(unchecked) var dirtyRelationships = SlotSet()
+    #endif
     /// The store's generation (`AggregateCache.generationSeen`) when the first of this model's loaded
     /// to-many relationships that its own row's version does not follow was loaded: one read through
     /// the inverse's column (a folder's snippets), or the other side of a many-to-many pair (a tag's
@@ -172,12 +186,24 @@ class ModelStorage {
     /// A `SlotSet`, not a `Set<Int>`: every new model's initializer sets its to-many defaults (`[]`),
     /// and the `Set` allocated its table for the first (its inserts were 19 M of the 2,199 M
     /// instructions of inserting 2 × 5,000 snippets). Linked in slot order.
+    #if DEBUG
     var pendingInverseLinks = SlotSet()
+    #else
+    @exclusivity(unchecked) var pendingInverseLinks = SlotSet()
+    #endif
     /// Columns not read yet (see `propertiesToFetch`); their committed values are unknown until read.
+    #if DEBUG
     var unloadedSlots: Set<Int> = []
+    #else
+    @exclusivity(unchecked) var unloadedSlots: Set<Int> = []
+    #endif
 
     /// Set while a model is made from a row and its property defaults run: what they write is dropped.
+    #if DEBUG
     var discardsWrites = false
+    #else
+    @exclusivity(unchecked) var discardsWrites = false
+    #endif
 
     /// Sets `hasHeldRelatedModels` when a relationship slot holds a loaded value or changes waiting in a
     /// to-many that is not loaded, and tells the context.
