@@ -63,6 +63,7 @@ struct Options {
                                       [--contenders raw,grdb,fluent,objectgraph] [--json Benchmarks/.build/last-run.json]
                                       [--repo .] [--snippetbox Benchmarks/.build/release/snippetbox]
                                       [--app-data DIR (a store seeded by `snippetbox seed N`, instead of seeding one)]
+                           Benchmarks --profile-objectgraph N | --profile-raw N   (for callgrind; see instructions.sh)
                     Run from the repository root (the app's Views/ are found there).
                     """)
                 exit(0)
