@@ -39,7 +39,13 @@ count() { # option symbol
             else if ($0 ~ /\/opt\/swift\//) runtime += $1
             else if ($0 ~ /Benchmarks\.instructions/) binary += $1
         }
-        END { print total + 0, sqlite + 0, libc + 0, runtime + 0, binary + 0 }'
+        END { print total + 0, sqlite + 0, libc + 0, runtime + 0, binary + 0 }' > "$file.counts"
+    # A renamed or inlined workload function collects nothing: say so rather than print zeros.
+    if [ "$(cut -d' ' -f1 "$file.counts")" = 0 ]; then
+        echo "instructions.sh: nothing ran under $2 (renamed or inlined?)" >&2
+        exit 1
+    fi
+    cat "$file.counts"
 }
 
 row() { # workload contender per total sqlite libc runtime binary
@@ -49,11 +55,16 @@ row() { # workload contender per total sqlite libc runtime binary
 
 RAW=('$s10Benchmarks18RawSQLiteContenderC9insertNowyyAA7DatasetVKF' '$s10Benchmarks18RawSQLiteContenderC11fetchAllNowSiyKF')
 OBJECTGRAPH=('$s10Benchmarks20ObjectGraphContenderC9insertNowyyAA7DatasetVKF' '$s10Benchmarks20ObjectGraphContenderC11fetchAllNowSiyKF')
+# Counted first, each in an assignment, so that a failed count stops the script (set -e).
+RAW_INSERT=$(count --profile-raw "${RAW[0]}")
+OBJECTGRAPH_INSERT=$(count --profile-objectgraph "${OBJECTGRAPH[0]}")
+RAW_FETCH=$(count --profile-raw "${RAW[1]}")
+OBJECTGRAPH_FETCH=$(count --profile-objectgraph "${OBJECTGRAPH[1]}")
 echo "Instructions per snippet, N = $COUNT (callgrind files in $OUT)"
 echo
 echo "| workload  | contender   |     total |    SQLite |      libc | Swift rt. |    binary |"
 echo "|-----------|-------------|-----------|-----------|-----------|-----------|-----------|"
-row insert "raw SQLite" $((2 * COUNT)) $(count --profile-raw "${RAW[0]}")
-row insert ObjectGraph $((2 * COUNT)) $(count --profile-objectgraph "${OBJECTGRAPH[0]}")
-row "fetch all" "raw SQLite" "$COUNT" $(count --profile-raw "${RAW[1]}")
-row "fetch all" ObjectGraph "$COUNT" $(count --profile-objectgraph "${OBJECTGRAPH[1]}")
+row insert "raw SQLite" $((2 * COUNT)) $RAW_INSERT
+row insert ObjectGraph $((2 * COUNT)) $OBJECTGRAPH_INSERT
+row "fetch all" "raw SQLite" "$COUNT" $RAW_FETCH
+row "fetch all" ObjectGraph "$COUNT" $OBJECTGRAPH_FETCH
