@@ -264,6 +264,56 @@ final class CountCacheTests: StoreTestCase {
         XCTAssertEqual(try tagCounts(), ["swift": 1])
     }
 
+    /// One save that writes several entities, several columns of different rows of one entity, and a
+    /// join table: the store notes each entity, table and column once, and every count that reads
+    /// any of them follows, whichever row wrote it.
+    func testOneSaveOfManyRowsAndEntitiesDropsEveryCountThatReadsWhatAnyRowWrote() throws {
+        let container = try makeContainer(SnippetFolder.self)
+        let writer = ModelContext(container)
+        let work = SnippetFolder(name: "Work"), home = SnippetFolder(name: "Home")
+        let swift = SnippetTag(name: "swift")
+        let snippets = (0..<6).map { SnippetItem(title: "s\($0)") }
+        for snippet in snippets {
+            snippet.folder = work
+            writer.insert(snippet)
+        }
+        writer.insert(home)
+        snippets[0].tags = [swift]
+        try writer.save()
+
+        let reader = ModelContext(container)
+        func inFolder(_ name: String) throws -> Int {
+            try reader.fetchCount(FetchDescriptor<SnippetItem>(predicate: #Predicate { $0.folder?.name == name }))
+        }
+        func tagged() throws -> Int {
+            try reader.counts(ofEach: \SnippetItem.tags).values.reduce(0, +)
+        }
+        XCTAssertEqual(try inFolder("Work"), 6)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title)["s5"], 1)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[home.persistentModelID], nil)
+        XCTAssertEqual(try tagged(), 1)
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetTag>()), 1)
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetFolder>()), 2)
+
+        // Rows of one entity change different columns (a title in the first, a folder in the last),
+        // another entity's column changes, rows of two entities and join rows come in: one save.
+        snippets[1].title = "renamed"
+        snippets[5].folder = home
+        work.name = "Office"
+        let sql = SnippetTag(name: "sql")
+        snippets[2].tags = [swift, sql]
+        writer.insert(SnippetFolder(name: "Attic"))
+        try writer.save()
+
+        XCTAssertEqual(try inFolder("Work"), 0)
+        XCTAssertEqual(try inFolder("Office"), 5)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.title)["renamed"], 1)
+        XCTAssertEqual(try reader.counts(of: \SnippetItem.folder)[home.persistentModelID], 1)
+        XCTAssertEqual(try tagged(), 3)
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetTag>()), 2)
+        XCTAssertEqual(try reader.fetchCount(FetchDescriptor<SnippetFolder>()), 3)
+    }
+
     func testSearchesFollowTheSearchableTextAndKeepTheirRanksOtherwise() throws {
         let container = try makeContainer(Article.self)
         let writer = ModelContext(container)
