@@ -8,10 +8,11 @@
 #
 # Both contenders run the same data in the same order (`--profile-raw N`, `--profile-objectgraph N`):
 # a plain insert of N snippets, fetch all, and an insert of N more into a store with a full-text
-# index; "insert" counts both inserts, so it is per 2 × N snippets. Counts are repeatable to a few
-# hundredths of a percent (SWIFT_DETERMINISTIC_HASHING), where times on this machine vary by several
-# percent; the ratio of instructions is not the ratio of times (ObjectGraph allocates more, and
-# misses the cache more), which run.sh measures.
+# index; "insert" counts both inserts, so it is per 2 × N snippets. A binary run the same way counts
+# the same every time (SWIFT_DETERMINISTIC_HASHING), where times on this machine vary by several
+# percent; between builds and shells, libc's malloc moves by up to 2% of the fetch (the heap's
+# history differs), so compare builds run alike, one after the other. The ratio of instructions is
+# not the ratio of times (ObjectGraph allocates more, and misses the cache more), which run.sh measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH=/opt/swift/usr/bin:$PATH
