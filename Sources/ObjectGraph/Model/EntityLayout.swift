@@ -469,8 +469,7 @@ final class EntityLayout: @unchecked Sendable {
         var seen = Set<Set<Int>>()
         var columnsByIndexName: [String: Set<Int>] = [:]
         for slots in marked.map({ [$0] }) + declared {
-            var distinct: [PropertySlot] = []
-            for slot in slots where !distinct.contains(where: { $0 === slot }) { distinct.append(slot) }
+            let distinct = slots.distinct(by: { $0 === $1 })
             let members = Set(distinct.map(\.index))
             guard seen.insert(members).inserted else { continue }
             let constraint = UniquenessConstraint(
@@ -538,6 +537,16 @@ final class EntityLayout: @unchecked Sendable {
     /// Problems with the relationships' inverses, found when a container opens.
     var relationshipErrors: [SwiftDataError] {
         slots.filter { $0.relationship != nil }.compactMap { mapping(for: $0).error }
+    }
+}
+
+extension Sequence {
+    /// The elements without repeats, in the order first met, compared by `same`: a scan with no
+    /// hashing, for the few distinct values among many (a save's entities, a constraint's columns).
+    func distinct(by same: (Element, Element) -> Bool) -> [Element] {
+        var distinct: [Element] = []
+        for element in self where !distinct.contains(where: { same($0, element) }) { distinct.append(element) }
+        return distinct
     }
 }
 

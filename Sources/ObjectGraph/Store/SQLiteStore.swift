@@ -868,11 +868,11 @@ final class SQLiteStore: @unchecked Sendable {
             change.rowsChanged(in: layout.name)
             for table in fullTextIndexes[layout.name]?.writtenTables ?? [] { change.rowsChanged(in: table) }
         }
-        for layout in Self.distinct(request.deletes.map(\.layout) + request.batchDeletes.map(\.layout)) {
+        for layout in (request.deletes.map(\.layout) + request.batchDeletes.map(\.layout)).distinct(by: { $0 === $1 }) {
             rowsChanged(of: layout)
             for (table, _) in joinTableColumnsByEntity[layout.name] ?? [] { change.rowsChanged(in: table) }
         }
-        for layout in Self.distinct(request.inserts.lazy.map(\.storage.layout)) { rowsChanged(of: layout) }
+        for layout in request.inserts.lazy.map(\.storage.layout).distinct(by: { $0 === $1 }) { rowsChanged(of: layout) }
         var updatedSlots: [(layout: EntityLayout, slots: Set<Int>, rewritesFullText: Bool)] = []
         for update in request.updates {
             let layout = update.storage.layout
@@ -891,23 +891,11 @@ final class SQLiteStore: @unchecked Sendable {
                 index.writtenTables.forEach { change.rowsChanged(in: $0) }
             }
         }
-        for table in Self.distinct(request.joinWrites.lazy.map(\.table.name), by: ==) { change.rowsChanged(in: table) }
-        for layout in Self.distinct(ownersOfJoinRows.values.lazy.map(\.storage.layout)) {
+        for table in request.joinWrites.lazy.map(\.table.name).distinct(by: { $0 == $1 }) { change.rowsChanged(in: table) }
+        for layout in ownersOfJoinRows.values.lazy.map(\.storage.layout).distinct(by: { $0 === $1 }) {
             change.columnsUpdated(["_version"], in: layout.name)
         }
         return change
-    }
-
-    /// `items` without repeats, in the order first met, compared by `same` (the identity of layouts by
-    /// default). For the few distinct values among a save's many rows: a scan, with no hashing.
-    static func distinct<Item>(_ items: some Sequence<Item>, by same: (Item, Item) -> Bool) -> [Item] {
-        var distinct: [Item] = []
-        for item in items where !distinct.contains(where: { same($0, item) }) { distinct.append(item) }
-        return distinct
-    }
-
-    static func distinct(_ layouts: some Sequence<EntityLayout>) -> [EntityLayout] {
-        distinct(layouts, by: ===)
     }
 
     /// The rows of each entity a save request changes, for the upkeep of cached counts (see
