@@ -133,6 +133,27 @@ final class DecodedValuesTests: StoreTestCase {
         XCTAssertEqual(keptRatios.count, 1)
     }
 
+    func testCaseTableTellsApartRawTextsOfEveryLengthAndTheirNearMisses() throws {
+        let kept = DecodedValues()
+        let glyphs = try XCTUnwrap(AttributeCodec.rawValueCodec(Glyph.self, keeping: kept))
+        let table = try XCTUnwrap(CaseTable(Glyph.self, storedWith: try XCTUnwrap(AttributeCodec.make(for: String.self))))
+        for glyph in Glyph.allCases {
+            XCTAssertEqual(table.value(for: glyph.rawValue.databaseValue) as? Glyph, glyph, "\(glyph) is in the table")
+            XCTAssertEqual(try glyphs.decode(glyph.rawValue.databaseValue) as? Glyph, glyph)
+        }
+        XCTAssertEqual(kept.count, 0, "every case came from the table")
+
+        // Texts a byte away from a case: shorter, longer, one more NUL, past the short texts' capacity.
+        for nearMiss in ["ab", "a\u{0}\u{0}", "\u{0}", "abcdefg", "abcdefghij", "abcdefghijklmn", "abcdefghijklmnopq", "cp", "😁"] {
+            XCTAssertNil(table.value(for: nearMiss.databaseValue), "\(nearMiss.debugDescription) is no case")
+            XCTAssertThrowsError(try glyphs.decode(nearMiss.databaseValue))
+        }
+        // The same text in another Unicode normalization is equal as a `String`, as `init(rawValue:)`
+        // compares it: not in the table, which compares bytes, but still decoded.
+        XCTAssertNil(table.value(for: "e\u{301}".databaseValue))
+        XCTAssertEqual(try glyphs.decode("e\u{301}".databaseValue) as? Glyph, .accented)
+    }
+
     func testACaseLeftOutOfAllCasesStillDecodes() throws {
         let kept = DecodedValues()
         let moods = try XCTUnwrap(AttributeCodec.rawValueCodec(Mood.self, keeping: kept))
@@ -173,4 +194,20 @@ final class DecodedValuesTests: StoreTestCase {
         XCTAssertEqual(fetched[1].title.rawValue, "champion")
         XCTAssertFalse(fetched[0].title.box === fetched[1].title.box)
     }
+}
+
+/// Raw texts around the lengths `ShortText` packs: empty, NUL bytes, 8 and 9 bytes (the second
+/// integer), 15 and 16 (its capacity and one past), prefixes of each other, and beyond ASCII.
+private enum Glyph: String, CaseIterable {
+    case empty = ""
+    case letter = "a"
+    case letterAndNul = "a\u{0}"
+    case eight = "abcdefgh"
+    case nine = "abcdefghi"
+    case fifteen = "abcdefghijklmno"
+    case sixteen = "abcdefghijklmnop"
+    case c = "c"
+    case cpp = "cpp"
+    case accented = "\u{e9}"
+    case emoji = "😀"
 }

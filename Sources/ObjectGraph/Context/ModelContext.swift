@@ -541,11 +541,12 @@ public final class ModelContext: Equatable {
     private func apply(_ result: SaveResult, of request: SaveRequest) {
         func commit(_ storage: ModelStorage, row: [DatabaseValue], slots: [Int]?) {
             storage.version = result.versions[ObjectIdentifier(storage)] ?? (slots == nil ? 1 : storage.version)
-            var committed = storage.committedRow ?? row
-            for index in slots ?? Array(row.indices) { committed[index] = row[index] }
-            for (index, key) in result.foreignKeys[ObjectIdentifier(storage)] ?? [:] { committed[index] = key }
+            // Without `slots` (an insert) every column is the row's.
+            var committed = slots == nil ? row : storage.committedRow ?? row
+            for index in slots ?? [] { committed[index] = row[index] }
+            for (index, key) in result.foreignKeys[ObjectIdentifier(storage)] ?? [] { committed[index] = key }
             storage.committedRow = committed
-            for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
+            for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [] { storage.committedToMany[index] = keys }
             storage.dirtyRelationships.removeAll()
         }
         var merges: [UniqueMerge] = []
@@ -599,7 +600,7 @@ public final class ModelContext: Equatable {
             let storage = model.storage
             // A model whose relationship alone changed has a new version too (see `bumpVersionsOfRelationshipOwners`).
             if let version = result.versions[ObjectIdentifier(storage)] { storage.version = version }
-            for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [:] { storage.committedToMany[index] = keys }
+            for (index, keys) in result.joinedKeys[ObjectIdentifier(storage)] ?? [] { storage.committedToMany[index] = keys }
             // The store now holds what was waiting in unloaded relationships.
             for slot in storage.layout.toManySlots where storage.pendingMembership(at: slot.index) != nil {
                 storage.values[slot.index] = ToManyFault()
