@@ -595,8 +595,8 @@ public protocol _ModelArray {
     /// Whether the array holds this very instance.
     func _containsIdentical(_ model: AnyObject) -> Bool
     var _count: Int { get }
-    /// The addresses of the instances the array holds.
-    var _memberAddresses: Set<UnsafeRawPointer> { get }
+    /// Calls `body` with the address of each instance the array holds.
+    func _forEachMemberAddress(_ body: (UnsafeRawPointer) -> Void)
     /// Appends `model` to the array `value` holds, without copying the array; false when `value`
     /// holds no array of this type (nil, for an optional one).
     static func _append(_ model: AnyObject, toArrayIn value: inout Any, asOptional: Bool) -> Bool
@@ -649,12 +649,15 @@ extension Array: _ModelArray {
 
     public var _count: Int { count }
 
-    public var _memberAddresses: Set<UnsafeRawPointer> {
-        guard Self.holdsReferences else { return Set(map { identityAddress(of: $0 as AnyObject) }) }
-        return withUnsafeBytes { bytes in
-            Set(stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride).lazy.map {
-                bytes.load(fromByteOffset: $0, as: UnsafeRawPointer.self)
-            })
+    public func _forEachMemberAddress(_ body: (UnsafeRawPointer) -> Void) {
+        guard Self.holdsReferences else {
+            for element in self { body(identityAddress(of: element as AnyObject)) }
+            return
+        }
+        withUnsafeBytes { bytes in
+            for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UnsafeRawPointer>.stride) {
+                body(bytes.load(fromByteOffset: offset, as: UnsafeRawPointer.self))
+            }
         }
     }
 

@@ -168,7 +168,8 @@ extension ModelStorage {
         guard let array = resolvedRelationshipValue(at: index) as? any _ModelArray else { return false }
         // A short array is scanned; a long one is indexed once, for the members that follow.
         guard array._count >= Self.smallestIndexedRelationship else { return array._containsIdentical(member) }
-        let addresses = array._memberAddresses
+        var addresses = AddressSet(minimumCapacity: array._count)
+        array._forEachMemberAddress { addresses.insert($0) }
         memberAddresses[index] = addresses
         return addresses.contains(address)
     }
@@ -179,7 +180,7 @@ extension ModelStorage {
     /// made building a large relationship quadratic.
     private func appendMember(_ member: AnyObject, at index: Int) {
         // Writing the slot drops every index of members; this slot's is carried over the write.
-        var addresses = memberAddresses.removeValue(forKey: index)
+        var addresses = memberAddresses.removeValue(forSlot: index)
         addresses?.insert(identityAddress(of: member))
         defer { if let addresses { memberAddresses[index] = addresses } }
         let slot = layout.slots[index]

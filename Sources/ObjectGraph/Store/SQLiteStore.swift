@@ -747,7 +747,7 @@ final class SQLiteStore: @unchecked Sendable {
                 }
                 // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
                 // New owners have no rows yet: theirs are inserted together, one statement per join table.
-                var newOwnersRows: [String: (table: RelationshipMapping.JoinTable, rows: [JoinRow])] = [:]
+                var newOwnersRows = ByJoinTable<(table: RelationshipMapping.JoinTable, rows: [JoinRow])>()
                 func isNewRow(_ storage: ModelStorage) -> Bool {
                     storage.primaryKey == nil && !tookOverRows.contains(ObjectIdentifier(storage))
                 }
@@ -755,7 +755,7 @@ final class SQLiteStore: @unchecked Sendable {
                 // by those writers' insert below: each row gets its place in that owner's order there,
                 // where an UPDATE per owner found each row again (a tenth of inserting 100,000 snippets
                 // with two new tags each). A member listed twice keeps its last place, as the UPDATE does.
-                var inversePlaces: [String: [Int64: [Int64: Int]]] = [:]
+                var inversePlaces = ByJoinTable<[Int64: [Int64: Int]]>()
                 for write in request.joinWrites where !write.table.isWriter && isNewRow(write.owner) {
                     guard case .replace(let targets) = write.change, targets.allSatisfy(isNewRow),
                           let ownerKey = key(of: write.owner) else { continue }
@@ -763,7 +763,7 @@ final class SQLiteStore: @unchecked Sendable {
                     for (position, target) in targets.enumerated() {
                         if let targetKey = key(of: target) { places[targetKey] = position }
                     }
-                    inversePlaces[write.table.name, default: [:]][ownerKey] = places
+                    inversePlaces.modify(write.table.name, default: [:]) { $0[ownerKey] = places }
                 }
                 /// A saved model whose row an insert of this save took over: its writes to the rows the
                 /// insert now decides (its side of a join table) lose to the insert's, as its edits do.
@@ -779,9 +779,11 @@ final class SQLiteStore: @unchecked Sendable {
                         let targetKeys = targets.compactMap { key(of: $0) }
                         if write.table.isWriter && isNewRow(write.owner) {
                             let places = inversePlaces[write.table.name]
-                            newOwnersRows[write.table.name, default: (write.table, [])].rows += targetKeys.enumerated().map {
-                                JoinRow(source: ownerKey, destination: $0.element, position: $0.offset,
-                                        inversePosition: places?[$0.element]?[ownerKey])
+                            newOwnersRows.modify(write.table.name, default: (write.table, [])) { owners in
+                                for (position, targetKey) in targetKeys.enumerated() {
+                                    owners.rows.append(JoinRow(source: ownerKey, destination: targetKey, position: position,
+                                                               inversePosition: places?[targetKey]?[ownerKey]))
+                                }
                             }
                         } else if write.table.isWriter || inversePlaces[write.table.name]?[ownerKey] == nil {
                             try writeJoinRows(write.table, ownerKey: ownerKey, targetKeys: targetKeys, in: db)
@@ -949,6 +951,29 @@ final class SQLiteStore: @unchecked Sendable {
         let layout = update.storage.layout
         return fullTextIndexes[layout.name] != nil
             && update.changedSlots.contains { layout.slots[$0].attribute?.options.contains(.spotlight) == true }
+    }
+
+    /// Values by join table, in a list searched by the table's name: a save writes a few join tables,
+    /// and a dictionary by name hashed it for every row written (600 instructions a snippet with tags).
+    struct ByJoinTable<Value> {
+        private var entries: [(name: String, value: Value)] = []
+
+        var values: [Value] { entries.map(\.value) }
+
+        subscript(name: String) -> Value? {
+            entries.first { $0.name == name }?.value
+        }
+
+        /// Changes the table's value in place (made from `default` first if it has none).
+        mutating func modify(_ name: String, default makeDefault: @autoclosure () -> Value, _ change: (inout Value) -> Void) {
+            if let position = entries.firstIndex(where: { $0.name == name }) {
+                change(&entries[position].value)
+            } else {
+                var value = makeDefault()
+                change(&value)
+                entries.append((name, value))
+            }
+        }
     }
 
     /// One row of a join table, as the writer side sees it.
