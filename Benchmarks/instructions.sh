@@ -18,6 +18,9 @@ cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH=/opt/swift/usr/bin:$PATH
 COUNT=${1:-5000}
 command -v valgrind >/dev/null || apt-get install -y valgrind
+# A fresh build plan, as run.sh makes: SwiftPM reuses its plan when a file is added to ObjectGraph
+# (a path dependency here) and then fails to build, or builds without the new file.
+rm -f Benchmarks/.build/release.yaml
 swift build -c release --package-path Benchmarks --product Benchmarks 2>&1 | grep -v "DecodingError.dataCorrupted" | tail -1
 BIN=$(swift build -c release --package-path Benchmarks --show-bin-path)
 PROFILED=/tmp/Benchmarks.instructions
