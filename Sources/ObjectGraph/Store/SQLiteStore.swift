@@ -954,7 +954,8 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Values by join table, in a list searched by the table's name: a save writes a few join tables,
-    /// and a dictionary by name hashed it for every row written (600 instructions a snippet with tags).
+    /// and a dictionary by name hashed the name for every owner written (with the temporary array the
+    /// rows were made in, 2,300 instructions a snippet with tags, 1.1% of inserting them).
     struct ByJoinTable<Value> {
         private var entries: [(name: String, value: Value)] = []
 
