@@ -8,6 +8,24 @@ final class RelationshipTests: StoreTestCase {
         try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: storeURL))
     }
 
+    /// A to-one that is not optional (SwiftData allows one) refers to a model new in the same save:
+    /// the row is written with the new model's key, and a model read back, or faulted when its
+    /// context closes and read again, finds it.
+    func testANonOptionalToOneToANewModelIsSavedAndReadBack() throws {
+        let container = try container(Passport.self, Traveller.self)
+        do {
+            let context = ModelContext(container)
+            context.insert(Traveller(name: "Ada", passport: Passport(number: "X1")))
+            context.insert(Traveller(name: "Grace", passport: Passport(number: "Y2")))
+            try context.save()
+        }
+        let reader = ModelContext(container)
+        let travellers = try reader.fetch(FetchDescriptor<Traveller>(sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(travellers.map(\.passport.number), ["X1", "Y2"])
+        let passports = try reader.fetch(FetchDescriptor<Passport>())
+        XCTAssertEqual(passports.count, 2, "each passport saved once, by its traveller's insert")
+    }
+
     // MARK: Inverses in memory
 
     func testSettingTheToOneSideAppendsToTheToManySide() {
@@ -729,5 +747,20 @@ final class RelationshipTests: StoreTestCase {
         try fresh.save()
         let reread = try XCTUnwrap(ModelContext(store).fetch(FetchDescriptor<Budget>()).first)
         XCTAssertEqual(reread.transactions.count, 37)
+    }
+}
+
+/// A to-one relationship that is not optional, without an inverse.
+@Model final class Passport {
+    var number: String
+    init(number: String) { self.number = number }
+}
+
+@Model final class Traveller {
+    var name: String
+    var passport: Passport
+    init(name: String, passport: Passport) {
+        self.name = name
+        self.passport = passport
     }
 }

@@ -294,7 +294,7 @@ extension ModelContext {
             state[key] = false
             let storage = model.storage
             for slot in storage.layout.foreignKeySlots {
-                guard let target = storage.loadedRelatedModels(at: slot.index)?.first.flatMap(slot.relatedModel),
+                guard let target = storage.loadedFirstRelatedModel(at: slot.index).flatMap(slot.relatedModel),
                       inserted[ObjectIdentifier(target)] != nil else { continue }
                 visit(target)
             }

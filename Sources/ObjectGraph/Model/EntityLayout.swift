@@ -181,6 +181,17 @@ enum RelationshipForm {
         }
     }
 
+    /// The first model in `value` (a to-one's model), which must be of the property's exact declared
+    /// type, without making the array `models(inValueOfDeclaredType:)` makes.
+    func firstModel(inValueOfDeclaredType value: Any) -> AnyObject? {
+        switch self {
+        case .one: Self.reinterpret(value, as: AnyObject.self)
+        case .optionalOne: Self.reinterpret(value, as: AnyObject?.self)
+        case .many: Self.reinterpret(value, as: [AnyObject].self).first
+        case .optionalMany: Self.reinterpret(value, as: [AnyObject]?.self)?.first
+        }
+    }
+
     /// Whether `value`, of the property's exact declared type, holds a model or is a to-many (even an
     /// empty one): what a closing context turns back into a fault. No array is made.
     func holdsModelOrIsMany(inValueOfDeclaredType value: Any) -> Bool {

@@ -75,7 +75,7 @@ extension ModelStorage {
         let value = values[slot.index]
         if Self.holds(value, UnloadedValue.self) { return .unread }
         if let fault = Self.value(value, as: ToOneFault.self) { return .key(fault.primaryKey) }
-        guard let target = Self.models(in: value, of: slot).first.flatMap(slot.relatedModel)?.storage else { return .none }
+        guard let target = Self.firstModel(in: value, of: slot).flatMap(slot.relatedModel)?.storage else { return .none }
         if let key = (target.mergedInto ?? target).primaryKey { return .key(key) }
         return .unsaved(target)
     }
@@ -141,6 +141,15 @@ extension ModelStorage {
             return nil
         }
         return Self.models(in: value, of: layout.slots[index])
+    }
+
+    /// `loadedRelatedModels(at:)?.first` (a to-one's model, if loaded), without making the array.
+    func loadedFirstRelatedModel(at index: Int) -> AnyObject? {
+        let value = values[index]
+        if Self.holds(value, ToOneFault.self) || Self.holds(value, ToManyFault.self) || Self.holds(value, UnloadedValue.self) {
+            return nil
+        }
+        return Self.firstModel(in: value, of: layout.slots[index])
     }
 
     /// The changes waiting in a to-many relationship that is not loaded, if any.
@@ -340,7 +349,7 @@ extension ModelStorage {
         for slot in layout.foreignKeySlots {
             // Most rows a context read never loaded their related model: nothing to release.
             if Self.holds(values[slot.index], ToOneFault.self) { continue }
-            guard let target = Self.models(in: values[slot.index], of: slot).first.flatMap(slot.relatedModel),
+            guard let target = Self.firstModel(in: values[slot.index], of: slot).flatMap(slot.relatedModel),
                   let key = target.storage.primaryKey else { continue }
             values[slot.index] = ToOneFault(primaryKey: key)
         }
@@ -364,6 +373,15 @@ extension ModelStorage {
         }
         if let destination = slot.destinationType { return destination._relatedObjects(in: value) }
         return models(in: value)
+    }
+
+    /// `models(in:of:).first`, without the array where the value is of the declared type: a new
+    /// snippet's folder was listed in an array of one for every save (0.3% of inserting snippets).
+    static func firstModel(in value: Any, of slot: PropertySlot) -> AnyObject? {
+        if let form = slot.relationshipForm, type(of: value) == slot.valueType {
+            return form.firstModel(inValueOfDeclaredType: value)
+        }
+        return models(in: value, of: slot).first
     }
 
     static func models(in value: Any) -> [AnyObject] {
