@@ -26,6 +26,56 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(passports.count, 2, "each passport saved once, by its traveller's insert")
     }
 
+    /// Deleting the model a non-optional to-one still refers to would leave a property that cannot
+    /// be nil with no model to give (reading it stopped the process): the save fails and keeps both.
+    /// Deleting both, or pointing the referrer at another model in the same save, is fine.
+    func testDeletingTheModelANonOptionalToOneRefersToFailsTheSaveUnlessTheReferrerGoesOrMovesToo() throws {
+        let container = try container(Passport.self, Traveller.self)
+        do {
+            let context = ModelContext(container)
+            context.insert(Traveller(name: "Ada", passport: Passport(number: "X1")))
+            context.insert(Traveller(name: "Grace", passport: Passport(number: "Y2")))
+            context.insert(Traveller(name: "Alan", passport: Passport(number: "Z3")))
+            try context.save()
+        }
+        func passport(_ number: String, in context: ModelContext) throws -> Passport {
+            try XCTUnwrap(context.fetch(FetchDescriptor<Passport>(predicate: #Predicate { $0.number == number })).first)
+        }
+        func traveller(_ name: String, in context: ModelContext) throws -> Traveller {
+            try XCTUnwrap(context.fetch(FetchDescriptor<Traveller>(predicate: #Predicate { $0.name == name })).first)
+        }
+
+        let deleting = ModelContext(container)
+        deleting.delete(try passport("X1", in: deleting))
+        XCTAssertThrowsError(try deleting.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .modelValidationFailure)
+            XCTAssertTrue("\(error)".contains("Traveller.passport"), "\(error)")
+        }
+        XCTAssertEqual(try traveller("Ada", in: ModelContext(container)).passport.number, "X1", "nothing was deleted")
+
+        // The same through a delete by type and predicate, which deletes the rows by one statement.
+        let byPredicate = ModelContext(container)
+        try byPredicate.delete(model: Passport.self, where: #Predicate { $0.number == "Y2" })
+        XCTAssertThrowsError(try byPredicate.save())
+        XCTAssertEqual(try traveller("Grace", in: ModelContext(container)).passport.number, "Y2")
+
+        // The referrer deleted in the same save, or given another passport: both saves succeed.
+        let both = ModelContext(container)
+        both.delete(try traveller("Ada", in: both))
+        both.delete(try passport("X1", in: both))
+        try both.save()
+        let moving = ModelContext(container)
+        let grace = try traveller("Grace", in: moving)
+        let old = grace.passport
+        grace.passport = Passport(number: "Y3")
+        moving.delete(old)
+        try moving.save()
+
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<Traveller>(sortBy: [SortDescriptor(\.name)])).map(\.passport.number), ["Z3", "Y3"])
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<Passport>()).map(\.number).sorted(), ["Y3", "Z3"])
+    }
+
     // MARK: Inverses in memory
 
     func testSettingTheToOneSideAppendsToTheToManySide() {

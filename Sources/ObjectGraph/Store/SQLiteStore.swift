@@ -805,6 +805,7 @@ final class SQLiteStore: @unchecked Sendable {
                 for write in request.joinWrites where write.table.isWriter { try apply(write) }
                 for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
                 for write in request.joinWrites where !write.table.isWriter { try apply(write) }
+                try refuseDeletesLeavingRequiredReferences(request, batchDeletedKeys: result.batchDeletedKeys, in: db)
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
@@ -951,6 +952,43 @@ final class SQLiteStore: @unchecked Sendable {
         let layout = update.storage.layout
         return fullTextIndexes[layout.name] != nil
             && update.changedSlots.contains { layout.slots[$0].attribute?.options.contains(.spotlight) == true }
+    }
+
+    /// Refuses a save that deletes a row another row still refers to through a to-one relationship
+    /// that is not optional (SwiftData allows one, with or without an inverse). The reference would be
+    /// left to a row that is gone, and reading it would have no model to give: the property cannot be
+    /// nil, so the read stopped the process. Checked after the save's other writes, so that a referring
+    /// row deleted, or pointed at another row, in the same save does not count.
+    private func refuseDeletesLeavingRequiredReferences(
+        _ request: SaveRequest, batchDeletedKeys: [String: Set<Int64>], in db: Database
+    ) throws {
+        guard !request.deletes.isEmpty || !batchDeletedKeys.isEmpty else { return }
+        var deletedKeys = batchDeletedKeys
+        for storage in request.deletes {
+            if let key = storage.primaryKey { deletedKeys[storage.layout.name, default: []].insert(key) }
+        }
+        for reference in requiredReferences {
+            guard let keys = deletedKeys[reference.destination], !keys.isEmpty else { continue }
+            let referrer = reference.layout.name
+            let column = reference.slot.name
+            let keyList = "[" + keys.map(String.init).joined(separator: ",") + "]"
+            let sql = "SELECT 1 FROM \(referrer.quotedIdentifier) WHERE \(column.quotedIdentifier) IN (SELECT value FROM json_each(?)) LIMIT 1"
+            guard try Bool.fetchOne(db, sql: sql, arguments: [keyList]) == true else { continue }
+            throw SwiftDataError(
+                .modelValidationFailure,
+                "cannot delete this \(reference.destination): \(referrer).\(column), which is not optional, still refers to it. "
+                    + "Delete that \(referrer) too, or give it another \(reference.destination), in the same save. Nothing was saved",
+                entity: reference.destination, property: column)
+        }
+    }
+
+    /// The to-one relationships that are not optional, with the entity each refers to.
+    private var requiredReferences: [(layout: EntityLayout, slot: PropertySlot, destination: String)] {
+        schema.entities.flatMap { entity in
+            entity.layout.foreignKeySlots.filter { $0.optionalType == nil }.map { slot in
+                (entity.layout, slot, entity.layout.mapping(for: slot).destination.name)
+            }
+        }
     }
 
     /// Values by join table, in a list searched by the table's name: a save writes a few join tables,
