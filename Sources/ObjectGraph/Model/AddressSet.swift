@@ -4,8 +4,7 @@
 /// `Set<UnsafeRawPointer>` hashes each address with SipHash, which took 450 instructions an insert
 /// and as many a lookup: 2% of inserting snippets into folders and tags. Addresses need no defence
 /// against chosen keys (they are the allocator's), so they are spread by one multiplication
-/// (Fibonacci hashing: the odd constant is 2⁶⁴ / φ) over a table of a power of two slots, at most
-/// half full, probed linearly.
+/// (`fibonacciSlot`) over a table of a power of two slots, at most half full, probed linearly.
 struct AddressSet {
     /// Zero for an empty slot: no object lives at address zero.
     private var slots: [UInt]
@@ -48,7 +47,7 @@ struct AddressSet {
     }
 
     private func slot(of address: UInt) -> Int {
-        Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        fibonacciSlot(of: UInt64(address), shift: shift)
     }
 
     private mutating func grow() {
@@ -58,6 +57,16 @@ struct AddressSet {
         for address in held where address != 0 { _ = place(address) }
     }
 }
+
+/// The slot of `key` in a table of `1 << (64 - shift)` slots: the top bits of the key times 2⁶⁴ / φ
+/// (Fibonacci hashing), which spreads keys that differ in any bit. For tables of keys no one chooses
+/// to collide (addresses, a schema's case names), where SipHash's defence costs more than the lookup.
+@inline(__always) func fibonacciSlot(of key: UInt64, shift: UInt64) -> Int {
+    Int(truncatingIfNeeded: (key &* fibonacciMultiplier) >> shift)
+}
+
+/// 2⁶⁴ / φ, rounded to odd.
+let fibonacciMultiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
 
 /// The member addresses of each large loaded to-many slot of one model, by slot: a list searched by
 /// slot, since a model has a few to-many relationships, where a dictionary by slot hashed the slot

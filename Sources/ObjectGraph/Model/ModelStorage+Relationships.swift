@@ -137,19 +137,22 @@ extension ModelStorage {
     /// The related models if already in memory, without loading a fault.
     func loadedRelatedModels(at index: Int) -> [AnyObject]? {
         let value = values[index]
-        if Self.holds(value, ToOneFault.self) || Self.holds(value, ToManyFault.self) || Self.holds(value, UnloadedValue.self) {
-            return nil
-        }
+        guard Self.isInMemory(value) else { return nil }
         return Self.models(in: value, of: layout.slots[index])
     }
 
     /// `loadedRelatedModels(at:)?.first` (a to-one's model, if loaded), without making the array.
     func loadedFirstRelatedModel(at index: Int) -> AnyObject? {
         let value = values[index]
-        if Self.holds(value, ToOneFault.self) || Self.holds(value, ToManyFault.self) || Self.holds(value, UnloadedValue.self) {
-            return nil
-        }
+        guard Self.isInMemory(value) else { return nil }
         return Self.firstModel(in: value, of: layout.slots[index])
+    }
+
+    /// Whether a relationship slot's value is its models, not a fault or a column not read yet. A
+    /// test of the value rather than a function returning it: an `Any?` made for each read cost 1.7%
+    /// of inserting snippets.
+    @inline(__always) private static func isInMemory(_ value: Any) -> Bool {
+        !(holds(value, ToOneFault.self) || holds(value, ToManyFault.self) || holds(value, UnloadedValue.self))
     }
 
     /// The changes waiting in a to-many relationship that is not loaded, if any.

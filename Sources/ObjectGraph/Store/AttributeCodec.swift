@@ -271,11 +271,10 @@ struct ShortText: Equatable {
         self.high = UInt64(littleEndian: high) | UInt64(count) << 56
     }
 
-    /// A slot of a table of `1 << (64 - shift)`, from the top bits of a multiplicative hash, which
-    /// spreads texts that differ in any byte (Fibonacci hashing; the odd constant is 2⁶⁴ / φ).
+    /// A slot of a table of `1 << (64 - shift)`: the two words folded into one by `fibonacciSlot`'s
+    /// multiplication, then spread by it.
     func slot(shift: Int) -> Int {
-        let mixed = (low ^ (high &* 0x9E37_79B9_7F4A_7C15)) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> UInt64(shift))
+        fibonacciSlot(of: low ^ (high &* fibonacciMultiplier), shift: UInt64(shift))
     }
 }
 

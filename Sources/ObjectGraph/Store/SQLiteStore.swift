@@ -24,6 +24,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// The full-text index of each entity that has `.spotlight` attributes.
     let fullTextIndexes: [String: FullTextIndex]
     private let insertSQLByEntity: [String: String]
+    typealias RequiredReference = (layout: EntityLayout, slot: PropertySlot, destination: String)
+    /// The to-one relationships that are not optional, which a save's deletes must not leave
+    /// referring to a row that is gone (see `refuseDeletesLeavingRequiredReferences`).
+    private let requiredReferences: [RequiredReference]
     /// Each entity's `selectList` with every column read, by its layout: a list page's fetches made
     /// it a dozen times, a hundredth of the page.
     private let selectListByLayout: [ObjectIdentifier: String]
@@ -52,6 +56,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.joinTableColumnsByEntity = Self.joinTableColumns(of: schema)
         self.joinTableNames = Set(joinTableColumnsByEntity.values.joined().map(\.table)).sorted()
         self.insertSQLByEntity = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, Self.insertSQL(of: $0.layout)) })
+        self.requiredReferences = Self.requiredReferences(of: schema)
         self.selectListByLayout = Dictionary(uniqueKeysWithValues: schema.entities.map {
             (ObjectIdentifier($0.layout), Self.selectList($0.layout))
         })
@@ -670,7 +675,8 @@ final class SQLiteStore: @unchecked Sendable {
                 // the rows name now: the model may have been read without its file (`propertiesToFetch`),
                 // or before another context replaced it.
                 var tombstones: [String: [Int64: [HistoryLog.PreservedValue]]] = [:]
-                for (entity, keys) in keysByEntity(request.deletes) {
+                let deletedKeysByEntity = keysByEntity(request.deletes)
+                for (entity, keys) in deletedKeysByEntity {
                     try fullTextIndexes[entity]?.remove(keys: keys, in: db)
                     let layout = try layout(named: entity)
                     droppedFiles += try externalFileNames(of: layout, keys: keys, in: db)
@@ -805,7 +811,7 @@ final class SQLiteStore: @unchecked Sendable {
                 for write in request.joinWrites where write.table.isWriter { try apply(write) }
                 for (table, rows) in newOwnersRows.values { try insertJoinRows(table, rows: rows, in: db) }
                 for write in request.joinWrites where !write.table.isWriter { try apply(write) }
-                try refuseDeletesLeavingRequiredReferences(request, batchDeletedKeys: result.batchDeletedKeys, in: db)
+                try refuseDeletesLeavingRequiredReferences(deletedKeysByEntity, batchDeletedKeys: result.batchDeletedKeys, in: db)
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
                 result.assignedKeys = assignedKeys
@@ -960,15 +966,11 @@ final class SQLiteStore: @unchecked Sendable {
     /// nil, so the read stopped the process. Checked after the save's other writes, so that a referring
     /// row deleted, or pointed at another row, in the same save does not count.
     private func refuseDeletesLeavingRequiredReferences(
-        _ request: SaveRequest, batchDeletedKeys: [String: Set<Int64>], in db: Database
+        _ deletedKeysByEntity: [String: [Int64]], batchDeletedKeys: [String: Set<Int64>], in db: Database
     ) throws {
-        guard !request.deletes.isEmpty || !batchDeletedKeys.isEmpty else { return }
-        var deletedKeys = batchDeletedKeys
-        for storage in request.deletes {
-            if let key = storage.primaryKey { deletedKeys[storage.layout.name, default: []].insert(key) }
-        }
         for reference in requiredReferences {
-            guard let keys = deletedKeys[reference.destination], !keys.isEmpty else { continue }
+            let keys = Set(deletedKeysByEntity[reference.destination] ?? []).union(batchDeletedKeys[reference.destination] ?? [])
+            guard !keys.isEmpty else { continue }
             let referrer = reference.layout.name
             let column = reference.slot.name
             let keyList = "[" + keys.map(String.init).joined(separator: ",") + "]"
@@ -983,7 +985,7 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// The to-one relationships that are not optional, with the entity each refers to.
-    private var requiredReferences: [(layout: EntityLayout, slot: PropertySlot, destination: String)] {
+    private static func requiredReferences(of schema: Schema) -> [RequiredReference] {
         schema.entities.flatMap { entity in
             entity.layout.foreignKeySlots.filter { $0.optionalType == nil }.map { slot in
                 (entity.layout, slot, entity.layout.mapping(for: slot).destination.name)
