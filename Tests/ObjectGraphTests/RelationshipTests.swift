@@ -76,6 +76,41 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(try reader.fetch(FetchDescriptor<Passport>()).map(\.number).sorted(), ["Y3", "Z3"])
     }
 
+    /// A non-optional to-one whose row was deleted behind ObjectGraph (by a version before the save
+    /// above refused it, or by another program) reads as a model marked deleted, with empty values,
+    /// where reading it stopped the process. The referrer's other edits still save, keeping the
+    /// reference as it was, and giving it another model mends it.
+    func testANonOptionalToOneWhoseRowIsGoneReadsAsADeletedModel() throws {
+        do {
+            let context = ModelContext(try container(Passport.self, Traveller.self))
+            context.insert(Traveller(name: "Ada", passport: Passport(number: "X1")))
+            try context.save()
+        }
+        try DatabaseQueue(path: storeURL.path).write { try $0.execute(sql: "DELETE FROM \"Passport\"") }
+
+        let container = try container(Passport.self, Traveller.self)
+        let context = ModelContext(container)
+        let ada = try XCTUnwrap(context.fetch(FetchDescriptor<Traveller>()).first)
+        XCTAssertTrue(ada.passport.isDeleted)
+        XCTAssertEqual(ada.passport.number, "")
+        XCTAssertTrue(ada.passport === ada.passport, "one model, read twice")
+        // The same for a model whose context is gone, which reads its relationships by itself.
+        var closing: ModelContext? = ModelContext(container)
+        let detached = try XCTUnwrap(closing?.fetch(FetchDescriptor<Traveller>()).first)
+        closing = nil
+        XCTAssertTrue(detached.passport.isDeleted)
+        ada.name = "Ada L."
+        try context.save()
+        XCTAssertEqual(try rawRows("SELECT name FROM \"Traveller\"").map { $0["name"] as String }, ["Ada L."])
+
+        ada.passport = Passport(number: "N1")
+        try context.save()
+        let reread = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<Traveller>()).first)
+        XCTAssertEqual(reread.name, "Ada L.")
+        XCTAssertEqual(reread.passport.number, "N1")
+        XCTAssertFalse(reread.passport.isDeleted)
+    }
+
     // MARK: Inverses in memory
 
     func testSettingTheToOneSideAppendsToTheToManySide() {

@@ -364,12 +364,20 @@ public final class ModelContext: Equatable {
         Self.placeholder(type, identifier: PersistentIdentifier(entityName: layout.name, storeIdentifier: store.identifier, primaryKey: key))
     }
 
-    private static func placeholder<T: PersistentModel>(_ type: T.Type, identifier: PersistentIdentifier) -> T {
+    /// A model for a row that is gone: marked deleted, its properties read as their defaults, or as
+    /// their types' empty values (`EmptyValue`).
+    static func placeholder<T: PersistentModel>(_ type: T.Type, identifier: PersistentIdentifier) -> T {
         let storage = DefaultBackingData<T>(for: type)
         storage.primaryKey = identifier.primaryKey
         storage.storeIdentifier = identifier.storeIdentifier
         storage.isDeleted = true
+        storage.rowIsGone = true
         return T(backingData: storage)
+    }
+
+    /// `placeholder` for a model type known only at run time (a relationship's destination).
+    static func placeholderModel(of type: any PersistentModel.Type, identifier: PersistentIdentifier) -> any PersistentModel {
+        placeholder(type, identifier: identifier)
     }
 
     // MARK: Bookkeeping used by models

@@ -87,8 +87,18 @@ extension ModelStorage {
         let value = values[index]
         if let fault = Self.value(value, as: ToOneFault.self) {
             let destination = layout.mapping(for: slot).destination
-            let related = context.map { $0.resolveToOne(destination, primaryKey: fault.primaryKey) }
+            var related = context.map { $0.resolveToOne(destination, primaryKey: fault.primaryKey) }
                 ?? detachedLoad(destination, primaryKey: fault.primaryKey)
+            if related == nil, slot.optionalType == nil {
+                // A property that cannot be nil, referring to a row that is gone (deleted by an older
+                // version of ObjectGraph, or by another program, since a save refuses to): it reads as a
+                // model marked deleted, as `ModelContext.model(for:)` gives for a missing row, so that
+                // the program can give the referrer another model or delete it instead of stopping.
+                let identifier = PersistentIdentifier(
+                    entityName: destination.name, storeIdentifier: context?.store.identifier ?? store?.identifier,
+                    primaryKey: fault.primaryKey)
+                related = ModelContext.placeholderModel(of: destination.modelType, identifier: identifier)
+            }
             let typed = Self.typedValue(for: slot, models: related.map { [$0] } ?? [])
             values[index] = typed
             return typed

@@ -166,6 +166,9 @@ class ModelStorage {
     /// to compare it with nil takes and drops a strong reference: more than the rest of the read.
     private(set) var hasModel = false
     var isDeleted = false
+    /// Set when this model's row was found gone while its values were wanted (see `EmptyValue`):
+    /// a property with no value in memory then reads as its type's empty value.
+    var rowIsGone = false
     /// Set when a pending insert collided with another model on a unique attribute and was merged into it.
     weak var mergedInto: ModelStorage?
     /// The keys of the related rows of each loaded to-many relationship, as last read or saved.
@@ -267,7 +270,10 @@ class ModelStorage {
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
             let rowNeeded = wanted.contains { !isUnreadExternalFile($0) }
             let row = rowNeeded ? try store.fetchRows(layout, query: RowQuery.row(primaryKey)).first : nil
-            if rowNeeded && row == nil { return }
+            if rowNeeded && row == nil {
+                rowIsGone = true
+                return
+            }
             for reader in layout.columnReaders where wanted.contains(reader.slot.index) {
                 let index = reader.slot.index
                 if !isUnreadExternalFile(index), let row { committed[index] = row.valuesBySlot[index] }
@@ -279,6 +285,7 @@ class ModelStorage {
             // As for the other columns of a row that is gone (above): the value reads as the property's
             // fallback, and a save of this model meets the delete as a conflict. Reported as an error,
             // it made the context's next save throw, whatever that save held.
+            rowIsGone = true
             return
         } catch {
             context?.deferredErrors.append(SwiftDataError(
@@ -376,7 +383,10 @@ final class DefaultBackingData<Model: PersistentModel>: ModelStorage, BackingDat
         // is not optional without a value, and a read cannot throw: it reads as empty, and the
         // context's next save says why.
         if layout.slots[index].isExternalStorage, let empty = Data() as? Value { return empty }
-        preconditionFailure("\(layout.name).\(layout.slots[index].name) was read before it was given a value")
+        let name = "\(layout.name).\(layout.slots[index].name)"
+        guard rowIsGone else { preconditionFailure("\(name) was read before it was given a value") }
+        if let empty = EmptyValue.of(Value.self) { return empty }
+        preconditionFailure("\(name) has no value: its row is gone, and \(Value.self) has no empty value to read instead")
     }
 
     @usableFromInline
