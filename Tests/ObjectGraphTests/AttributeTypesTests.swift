@@ -172,6 +172,34 @@ final class AttributeTypesTests: StoreTestCase {
         XCTAssertEqual(reread.optionalDecimal?.isNaN, true)
     }
 
+    /// SQLite is handed text up to its first NUL character (as GRDB binds text): the rest was dropped
+    /// without a word, and the model read back shorter. The save refuses it instead, naming the property.
+    func testATextWithANULCharacterIsRefusedByTheSaveNotCutShort() throws {
+        let container = try makeContainer(AllTypes.self)
+        let context = ModelContext(container)
+        let value = AllTypes()
+        value.string = "before\u{0}after"
+        context.insert(value)
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .modelValidationFailure)
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "string")
+            XCTAssertTrue("\(error)".contains("NUL"), "\(error)")
+        }
+        XCTAssertEqual(try rawRows(#"SELECT * FROM "AllTypes""#).count, 0, "nothing written")
+        XCTAssertEqual(value.string, "before\u{0}after", "the model keeps its value")
+
+        value.string = "kept"
+        try context.save()
+        value.optionalString = "\u{0}"
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.propertyName, "optionalString")
+        }
+        context.rollback()
+        let fetched = try XCTUnwrap(ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first)
+        XCTAssertEqual(fetched.string, "kept")
+        XCTAssertNil(fetched.optionalString)
+    }
+
     func testOptionalsSetToNilAreStoredAsNull() throws {
         let context = ModelContext(try makeContainer(AllTypes.self))
         context.insert(AllTypes())

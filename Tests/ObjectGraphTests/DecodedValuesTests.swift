@@ -138,10 +138,16 @@ final class DecodedValuesTests: StoreTestCase {
         let glyphs = try XCTUnwrap(AttributeCodec.rawValueCodec(Glyph.self, keeping: kept))
         let table = try XCTUnwrap(CaseTable(Glyph.self, storedWith: try XCTUnwrap(AttributeCodec.make(for: String.self))))
         for glyph in Glyph.allCases {
-            XCTAssertEqual(table.value(for: glyph.rawValue.databaseValue) as? Glyph, glyph, "\(glyph) is in the table")
+            if glyph == .letterAndNul {
+                // A save refuses text with a NUL, so no row holds it: left out of the table, and not
+                // found as "a" either; `init(rawValue:)` still decodes it.
+                XCTAssertNil(table.value(for: glyph.rawValue.databaseValue))
+            } else {
+                XCTAssertEqual(table.value(for: glyph.rawValue.databaseValue) as? Glyph, glyph, "\(glyph) is in the table")
+            }
             XCTAssertEqual(try glyphs.decode(glyph.rawValue.databaseValue) as? Glyph, glyph)
         }
-        XCTAssertEqual(kept.count, 0, "every case came from the table")
+        XCTAssertEqual(kept.count, 1, "every case but the one with a NUL came from the table")
 
         // Texts a byte away from a case: shorter, longer, one more NUL, past the short texts' capacity.
         for nearMiss in ["ab", "a\u{0}\u{0}", "\u{0}", "abcdefg", "abcdefghij", "abcdefghijklmn", "abcdefghijklmnopq", "cp", "😁"] {

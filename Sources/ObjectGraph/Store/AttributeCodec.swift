@@ -191,8 +191,9 @@ struct CaseTable: @unchecked Sendable {
         defer { placeShortTexts(byShortText) }
         for element in Self.allCases(of: iterable) {
             // Kept as `init(rawValue:)` makes it from the raw value it is stored as, as a row's decode did.
-            guard let listed = element as? T, let stored = try? rawCodec.encode(listed.rawValue),
-                  let value = T(rawValue: listed.rawValue) else { return nil }
+            guard let listed = element as? T, let value = T(rawValue: listed.rawValue) else { return nil }
+            // A raw value a save refuses (a text with a NUL) is never read back either.
+            guard let stored = try? rawCodec.encode(listed.rawValue) else { continue }
             switch stored.storage {
             case .string(let text):
                 // Two cases listed with one raw value (a hand-written conformance) give one value, that
@@ -398,7 +399,23 @@ extension Float: StorableScalar {
     static var columnType: String { "REAL" }
     var unstorableBecause: String? { notANumber(isNaN) }
 }
-extension String: StorableScalar { static var columnType: String { "TEXT" } }
+extension String: StorableScalar {
+    static var columnType: String { "TEXT" }
+    /// SQLite is handed text up to its first NUL character (as GRDB binds text, and reads it back):
+    /// the rest was dropped without a word.
+    var unstorableBecause: String? {
+        containsNUL ? "text with a NUL character cannot be stored: SQLite would keep only what comes before it" : nil
+    }
+
+    /// Found by `memchr` over the string's own UTF-8, which costs little beside the copy SQLite makes.
+    private var containsNUL: Bool {
+        var text = self
+        return text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress else { return false }
+            return memchr(start, 0, bytes.count) != nil
+        }
+    }
+}
 extension Data: StorableScalar { static var columnType: String { "BLOB" } }
 extension UUID: StorableScalar { static var columnType: String { "BLOB" } }
 
