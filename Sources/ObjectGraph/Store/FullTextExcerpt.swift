@@ -33,7 +33,7 @@ enum FullTextExcerpt {
         let tokens = Int(sqlite3_value_int(arguments[1]))
         switch excerpt(api.pointee, fts, column: column, tokens: max(1, tokens)) {
         case .success(let text?):
-            sqlite3_result_text(context, text, -1, transient)
+            sqlite3_result_text(context, text, -1, sqliteTransient)
         case .success(nil):
             sqlite3_result_null(context)
         case .failure(let code):
@@ -41,8 +41,6 @@ enum FullTextExcerpt {
         }
     }
 
-    /// SQLite's `SQLITE_TRANSIENT` (a C macro Swift does not import): SQLite copies the value.
-    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     struct Failure: Error {
         let value: Int32

@@ -29,8 +29,6 @@ enum FullTextRanking {
     /// The type of the pointer argument, checked by SQLite when the function reads it.
     private static let pointerType: StaticString = "objectgraph_ranking_inputs"
 
-    /// SQLite's `SQLITE_TRANSIENT` (a C macro Swift does not import): SQLite copies the value.
-    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     // bm25's constants, as FTS5 fixes them.
     private static let k1 = 1.2
@@ -377,7 +375,7 @@ enum FullTextRanking {
         case .success(let made):
             let values = [made.averageLength] + made.inverseFrequencies
             values.withUnsafeBytes { bytes in
-                sqlite3_result_blob(context, bytes.baseAddress, Int32(bytes.count), transient)
+                sqlite3_result_blob(context, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
             }
         case .failure(let failure): sqlite3_result_error_code(context, failure.code)
         }
@@ -389,7 +387,7 @@ enum FullTextRanking {
         switch collectionSize(api.pointee, fts) {
         case .success(let size):
             [size.averageLength, Double(size.rows)].withUnsafeBytes { bytes in
-                sqlite3_result_blob(context, bytes.baseAddress, Int32(bytes.count), transient)
+                sqlite3_result_blob(context, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
             }
         case .failure(let failure): sqlite3_result_error_code(context, failure.code)
         }
