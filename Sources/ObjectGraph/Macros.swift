@@ -11,7 +11,7 @@ import Observation
 /// ```
 @attached(member, conformances: Observable, PersistentModel,
           names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
-          named(_$observationRegistrar), named(_ObjectGraphNoType), named(access), named(withMutation))
+          named(_$observationRegistrar), named(_$hasBeenRead), named(_ObjectGraphNoType), named(access), named(withMutation))
 @attached(memberAttribute)
 @attached(extension, conformances: Observable, PersistentModel, Sendable)
 public macro Model() = #externalMacro(module: "ObjectGraphMacros", type: "ModelMacro")

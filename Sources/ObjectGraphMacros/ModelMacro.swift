@@ -74,14 +74,21 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
             "private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()",
+            // Observing a model starts with a read (`withObservationTracking` records the reads), so a
+            // model never read has no observer to tell of a change: its changes skip the registrar's
+            // bookkeeping (a lock taken twice), 3% of inserting snippets, which no one reads. Only this
+            // model's accessors touch the flag, one at a time (models are not `Sendable`).
+            "@exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false",
             """
             internal nonisolated func access<_M>(keyPath: KeyPath<\(raw: className), _M>) {
+                _$hasBeenRead = true
                 _$observationRegistrar.access(self, keyPath: keyPath)
             }
             """,
             """
             internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<\(raw: className), _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-                try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                guard _$hasBeenRead else { return try mutation() }
+                return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
             }
             """,
             "struct _ObjectGraphNoType {}",
@@ -182,13 +189,13 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$observationRegistrar.access(self, keyPath: \(raw: keyPath))
+                access(keyPath: \(raw: keyPath))
                 return self.getValue(forKey: \(raw: keyPath))
             }
             """,
             """
             set {
-                _$observationRegistrar.withMutation(of: self, keyPath: \(raw: keyPath)) {
+                withMutation(keyPath: \(raw: keyPath)) {
                     self.setValue(forKey: \(raw: keyPath), to: newValue)
                 }
             }

@@ -39,12 +39,18 @@ let itemModelExpansion = #"""
 
         private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
 
+        @exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false
+
         internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+            _$hasBeenRead = true
             _$observationRegistrar.access(self, keyPath: keyPath)
         }
 
         internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-            try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+            guard _$hasBeenRead else {
+                return try mutation()
+            }
+            return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
         }
 
         struct _ObjectGraphNoType {
@@ -124,12 +130,18 @@ final class ModelMacroTests: XCTestCase {
 
                     private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
 
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false
+
                     internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+                        _$hasBeenRead = true
                         _$observationRegistrar.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-                        try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        guard _$hasBeenRead else {
+                            return try mutation()
+                        }
+                        return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
                     }
 
                     struct _ObjectGraphNoType {
@@ -198,12 +210,18 @@ final class ModelMacroTests: XCTestCase {
 
                     private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
 
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false
+
                     internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+                        _$hasBeenRead = true
                         _$observationRegistrar.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-                        try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        guard _$hasBeenRead else {
+                            return try mutation()
+                        }
+                        return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
                     }
 
                     struct _ObjectGraphNoType {
@@ -561,12 +579,18 @@ final class ModelMacroTests: XCTestCase {
 
                         private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
 
+                        @exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false
+
                         internal nonisolated func access<_M>(keyPath: KeyPath<Note, _M>) {
+                            _$hasBeenRead = true
                             _$observationRegistrar.access(self, keyPath: keyPath)
                         }
 
                         internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Note, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-                            try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                            guard _$hasBeenRead else {
+                                return try mutation()
+                            }
+                            return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
                         }
 
                         struct _ObjectGraphNoType {

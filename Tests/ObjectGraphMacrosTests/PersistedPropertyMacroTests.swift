@@ -32,11 +32,11 @@ final class PersistedPropertyMacroTests: XCTestCase {
                             _title = _ObjectGraphNoType()
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: Item._objectGraphKeyPath_title)
+                            access(keyPath: Item._objectGraphKeyPath_title)
                             return self.getValue(forKey: Item._objectGraphKeyPath_title)
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: Item._objectGraphKeyPath_title) {
+                            withMutation(keyPath: Item._objectGraphKeyPath_title) {
                                 self.setValue(forKey: Item._objectGraphKeyPath_title, to: newValue)
                             }
                         }
@@ -52,11 +52,11 @@ final class PersistedPropertyMacroTests: XCTestCase {
                             _count = _ObjectGraphNoType()
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: Item._objectGraphKeyPath_count)
+                            access(keyPath: Item._objectGraphKeyPath_count)
                             return self.getValue(forKey: Item._objectGraphKeyPath_count)
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: Item._objectGraphKeyPath_count) {
+                            withMutation(keyPath: Item._objectGraphKeyPath_count) {
                                 self.setValue(forKey: Item._objectGraphKeyPath_count, to: newValue)
                             }
                         }
@@ -92,12 +92,18 @@ final class PersistedPropertyMacroTests: XCTestCase {
 
                     private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
 
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false
+
                     internal nonisolated func access<_M>(keyPath: KeyPath<Item, _M>) {
+                        _$hasBeenRead = true
                         _$observationRegistrar.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Item, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-                        try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        guard _$hasBeenRead else {
+                            return try mutation()
+                        }
+                        return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
                     }
 
                     struct _ObjectGraphNoType {
@@ -140,11 +146,11 @@ final class PersistedPropertyMacroTests: XCTestCase {
                             _isDone = _ObjectGraphNoType()
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: Item._objectGraphKeyPath_isDone)
+                            access(keyPath: Item._objectGraphKeyPath_isDone)
                             return self.getValue(forKey: Item._objectGraphKeyPath_isDone)
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: Item._objectGraphKeyPath_isDone) {
+                            withMutation(keyPath: Item._objectGraphKeyPath_isDone) {
                                 self.setValue(forKey: Item._objectGraphKeyPath_isDone, to: newValue)
                             }
                         }
@@ -177,11 +183,11 @@ final class PersistedPropertyMacroTests: XCTestCase {
                             _isDone = _ObjectGraphNoType()
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.isDone)
+                            access(keyPath: \.isDone)
                             return self.getValue(forKey: \.isDone)
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.isDone) {
+                            withMutation(keyPath: \.isDone) {
                                 self.setValue(forKey: \.isDone, to: newValue)
                             }
                         }

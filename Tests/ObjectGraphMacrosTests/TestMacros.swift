@@ -75,12 +75,18 @@ func expandedModel(
 
             private let _$observationRegistrar = ObjectGraph._ObjectGraphObservationRegistrar()
 
+            @exclusivity(unchecked) nonisolated(unsafe) private var _$hasBeenRead = false
+
             internal nonisolated func access<_M>(keyPath: KeyPath<\(name), _M>) {
+                _$hasBeenRead = true
                 _$observationRegistrar.access(self, keyPath: keyPath)
             }
 
             internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<\(name), _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
-                try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                guard _$hasBeenRead else {
+                    return try mutation()
+                }
+                return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
             }
 
             struct _ObjectGraphNoType {
