@@ -41,7 +41,6 @@ enum FullTextExcerpt {
         }
     }
 
-
     struct Failure: Error {
         let value: Int32
     }

@@ -29,7 +29,6 @@ enum FullTextRanking {
     /// The type of the pointer argument, checked by SQLite when the function reads it.
     private static let pointerType: StaticString = "objectgraph_ranking_inputs"
 
-
     // bm25's constants, as FTS5 fixes them.
     private static let k1 = 1.2
     private static let b = 0.75
