@@ -76,6 +76,35 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertEqual(try reader.fetch(FetchDescriptor<Passport>()).map(\.number).sorted(), ["Y3", "Z3"])
     }
 
+    /// A save gives its new rows keys as it inserts them (`keyInSave`) and takes them back when it
+    /// ends: a save that fails after its inserts must leave none behind, or the next save would
+    /// write references to rows the failed one rolled back.
+    func testASaveThatFailsAfterItsInsertsLeavesNoKeysOnItsNewModels() throws {
+        let container = try container(Passport.self, Traveller.self)
+        let setup = ModelContext(container)
+        setup.insert(Traveller(name: "Ada", passport: Passport(number: "X1")))
+        try setup.save()
+
+        let context = ModelContext(container)
+        let ada = try XCTUnwrap(context.fetch(FetchDescriptor<Traveller>()).first)
+        let bob = Traveller(name: "Bob", passport: Passport(number: "B1"))
+        context.insert(bob)
+        context.delete(ada.passport)
+        // Fails after writing Bob's rows: Ada still refers to the passport it deletes.
+        XCTAssertThrowsError(try context.save())
+        XCTAssertNil(bob.storage.keyInSave)
+        XCTAssertNil(bob.passport.storage.keyInSave)
+        XCTAssertTrue(bob.persistentModelID.isTemporary)
+
+        context.delete(ada)
+        try context.save()
+        XCTAssertNil(bob.storage.keyInSave)
+        let reader = ModelContext(container)
+        let travellers = try reader.fetch(FetchDescriptor<Traveller>())
+        XCTAssertEqual(travellers.map(\.name), ["Bob"])
+        XCTAssertEqual(travellers.first?.passport.number, "B1")
+    }
+
     /// A non-optional to-one whose row was deleted behind ObjectGraph (by a version before the save
     /// above refused it, or by another program) reads as a model marked deleted, with empty values,
     /// where reading it stopped the process. The referrer's other edits still save, keeping the

@@ -169,6 +169,11 @@ class ModelStorage {
     /// Set when this model's row was found gone while its values were wanted (see `EmptyValue`):
     /// a property with no value in memory then reads as its type's empty value.
     var rowIsGone = false
+    /// The key a save in progress gave this new model's row, until the save ends (`SQLiteStore.save`
+    /// clears it whether the save commits or not; the context then sets `primaryKey` from the result).
+    /// Kept here, not in a dictionary by storage: each of the save's join rows and references to new
+    /// rows looks it up.
+    var keyInSave: Int64?
     /// Set when a pending insert collided with another model on a unique attribute and was merged into it.
     weak var mergedInto: ModelStorage?
     /// The keys of the related rows of each loaded to-many relationship, as last read or saved.

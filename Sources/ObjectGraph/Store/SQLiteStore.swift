@@ -618,16 +618,18 @@ final class SQLiteStore: @unchecked Sendable {
             defer { aggregateCache.storeDidChange(storeChange, upkeep: countUpkeep) }
             /// The save's transaction in the store's history.
             var transaction: Int64?
+            // The keys given to new rows are theirs only while the transaction runs: on success the
+            // context sets `primaryKey` from `insertOutcomes`, and a failed save rolls them back.
+            defer { for insert in request.inserts { insert.storage.keyInSave = nil } }
             let upkeep = try writer.write { db -> SaveUpkeep in
                 try aggregateCache.catchUp(in: db) { recordedWrites(after: $0, in: db) }
                 var upkeep = try aggregateCache.beginUpkeep(of: storeChange, changedRows: changedRows, in: db)
-                var assignedKeys: [ObjectIdentifier: Int64] = [:]
                 /// Inserts that took over a saved row (a unique attribute matched): their rows may have join rows.
                 var tookOverRows: Set<ObjectIdentifier> = []
                 /// The keys of those rows, by entity.
                 var takenOverKeys: [String: Set<Int64>] = [:]
                 func key(of storage: ModelStorage) -> Int64? {
-                    storage.primaryKey ?? assignedKeys[ObjectIdentifier(storage)]
+                    storage.primaryKey ?? storage.keyInSave
                 }
                 /// References to rows inserted later in this transaction, by the model they refer to.
                 var laterReferences: [ObjectIdentifier: [(storage: ModelStorage, slot: PropertySlot)]] = [:]
@@ -729,7 +731,7 @@ final class SQLiteStore: @unchecked Sendable {
                     if try insertRow(layout, values: values, in: db, statements: &insertStatements) {
                         let key = db.lastInsertedRowID
                         result.insertOutcomes.append(.inserted(key))
-                        assignedKeys[ObjectIdentifier(insert.storage)] = key
+                        insert.storage.keyInSave = key
                         if fullTextIndexes[layout.name] != nil { outOfFullTextIndex.insert([key], of: layout.name) }
                     } else {
                         guard let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) else {
@@ -747,7 +749,7 @@ final class SQLiteStore: @unchecked Sendable {
                         tookOverRows.insert(ObjectIdentifier(insert.storage))
                         takenOverKeys[layout.name, default: []].insert(existing)
                         result.versions[ObjectIdentifier(insert.storage)] = try rowVersion(of: layout, key: existing, in: db) ?? 1
-                        assignedKeys[ObjectIdentifier(insert.storage)] = existing
+                        insert.storage.keyInSave = existing
                     }
                     if !laterReferences.isEmpty { try writeReferences(to: insert.storage) }
                 }
@@ -814,7 +816,6 @@ final class SQLiteStore: @unchecked Sendable {
                 try refuseDeletesLeavingRequiredReferences(deletedKeysByEntity, batchDeletedKeys: result.batchDeletedKeys, in: db)
                 // Last, so that no later statement of this save makes FTS5 flush what it holds.
                 for (entity, keys) in outOfFullTextIndex.keysByEntity { try fullTextIndexes[entity]?.add(keys: Array(keys), in: db) }
-                result.assignedKeys = assignedKeys
                 for written in request.writtenProperties {
                     if let key = written.storage.primaryKey { history.updated(key, of: written.storage.layout, slots: written.slots) }
                 }

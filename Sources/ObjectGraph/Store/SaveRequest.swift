@@ -76,8 +76,6 @@ struct SaveResult {
     /// The external files now referenced by each written row, by storage and slot.
     var externalFileNames: [ObjectIdentifier: [Int: String]] = [:]
     var batchDeletedKeys: [String: Set<Int64>] = [:]
-    /// The key each inserted model got, by storage.
-    var assignedKeys: [ObjectIdentifier: Int64] = [:]
     /// Foreign keys filled in during the transaction, by storage, as (slot, key) in the order they
     /// were written (a later one for a slot wins). A list, not a dictionary by slot: a new snippet
     /// has one or two, and a dictionary made for each row cost 1% of inserting snippets.
