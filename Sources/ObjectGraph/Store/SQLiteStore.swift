@@ -974,9 +974,8 @@ final class SQLiteStore: @unchecked Sendable {
             guard !keys.isEmpty else { continue }
             let referrer = reference.layout.name
             let column = reference.slot.name
-            let keyList = "[" + keys.map(String.init).joined(separator: ",") + "]"
             let sql = "SELECT 1 FROM \(referrer.quotedIdentifier) WHERE \(column.quotedIdentifier) IN (SELECT value FROM json_each(?)) LIMIT 1"
-            guard try Bool.fetchOne(db, sql: sql, arguments: [keyList]) == true else { continue }
+            guard try Bool.fetchOne(db, sql: sql, arguments: [Self.jsonArray(Array(keys))]) == true else { continue }
             throw SwiftDataError(
                 .modelValidationFailure,
                 "cannot delete this \(reference.destination): \(referrer).\(column), which is not optional, still refers to it. "
