@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -70,6 +70,14 @@ let package = Package(
                 "ObjectGraphMacros",
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]
+        ),
+        // Models written as for SwiftData in a module whose declarations are on the main actor unless
+        // they say otherwise (SE-0466, Xcode 26's default for apps); `.defaultIsolation` is why this
+        // manifest needs tools 6.2.
+        .testTarget(
+            name: "ObjectGraphMainActorTests",
+            dependencies: ["ObjectGraph"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         .testTarget(
             name: "ObjectGraphTests",

@@ -144,15 +144,26 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else { return [] }
+        // In a module whose default isolation is the main actor (SE-0466, Xcode 26's default for apps),
+        // an extension is main-actor-isolated unless it says otherwise, and so would be the conformances
+        // it declares, while the class itself is left nonisolated (it is declared not `Sendable`, below):
+        // nothing but the main actor could then use the model as a `PersistentModel`, the library's
+        // own code included. So the extensions are `nonisolated`, which in any other module they are
+        // anyway. A class marked `@MainActor` has main-actor members, `init(backingData:)` and
+        // `schemaMetadata` among them, so its conformance is isolated to the main actor (SE-0470): the
+        // model is used on the main actor only, as its isolation says.
+        let isMainActor = classDecl.attributes.contains {
+            $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription.hasSuffix("MainActor") == true
+        }
         // The compiler lists the conformances the type still lacks, spelled as in the macro's declaration.
         let missing = Set(protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" })
         let conformances = [
-            ("PersistentModel", "ObjectGraph.PersistentModel"),
+            ("PersistentModel", isMainActor ? "@MainActor ObjectGraph.PersistentModel" : "ObjectGraph.PersistentModel"),
             ("Observable", "ObjectGraph._ObjectGraphObservable"),
         ]
         var extensions = try conformances.filter { missing.contains($0.0) }.map { _, qualified in
-            try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: qualified) {}")
+            try ExtensionDeclSyntax("nonisolated extension \(type.trimmed): \(raw: qualified) {}")
         }
         if missing.contains("Sendable") {
             // As in SwiftData: sending a model to another task is a compile-time error that says what to do.

@@ -57,10 +57,10 @@ let itemModelExpansion = #"""
         }
     }
 
-    extension Item: ObjectGraph.PersistentModel {
+    nonisolated extension Item: ObjectGraph.PersistentModel {
     }
 
-    extension Item: ObjectGraph._ObjectGraphObservable {
+    nonisolated extension Item: ObjectGraph._ObjectGraphObservable {
     }
 
     @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
@@ -148,7 +148,7 @@ final class ModelMacroTests: XCTestCase {
                     }
                 }
 
-                extension Item: ObjectGraph.PersistentModel {
+                nonisolated extension Item: ObjectGraph.PersistentModel {
                 }
                 """,
             macroSpecs: ["Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"])]
@@ -169,6 +169,27 @@ final class ModelMacroTests: XCTestCase {
                     conformances: ["Observation.Observable", "ObjectGraph.PersistentModel", "Swift.Sendable"]
                 ),
             ]
+        )
+    }
+
+    /// In a module whose default isolation is the main actor, an extension takes that isolation unless it
+    /// says otherwise, so the conformances are declared `nonisolated`; a class isolated to the main actor
+    /// conforms to `PersistentModel` on the main actor only (an isolated conformance), since its
+    /// generated members are isolated like the class.
+    func testMainActorClassConformsToPersistentModelOnTheMainActor() {
+        let plain = expandedModel("Easel", declaration: "@MainActor\nfinal class Easel", members: "", metadata: [], initializer: [])
+        let isolated = plain.replacingOccurrences(
+            of: "nonisolated extension Easel: ObjectGraph.PersistentModel",
+            with: "nonisolated extension Easel: @MainActor ObjectGraph.PersistentModel")
+        XCTAssertNotEqual(isolated, plain)
+        assertMacroExpansion(
+            """
+            @MainActor
+            @Model final class Easel {
+            }
+            """,
+            expandedSource: isolated,
+            macroSpecs: testMacroSpecs
         )
     }
 
@@ -228,10 +249,10 @@ final class ModelMacroTests: XCTestCase {
                     }
                 }
 
-                extension Item: ObjectGraph.PersistentModel {
+                nonisolated extension Item: ObjectGraph.PersistentModel {
                 }
 
-                extension Item: ObjectGraph._ObjectGraphObservable {
+                nonisolated extension Item: ObjectGraph._ObjectGraphObservable {
                 }
 
                 @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
@@ -598,10 +619,10 @@ final class ModelMacroTests: XCTestCase {
                     }
                 }
 
-                extension V1.Note: ObjectGraph.PersistentModel {
+                nonisolated extension V1.Note: ObjectGraph.PersistentModel {
                 }
 
-                extension V1.Note: ObjectGraph._ObjectGraphObservable {
+                nonisolated extension V1.Note: ObjectGraph._ObjectGraphObservable {
                 }
 
                 @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")

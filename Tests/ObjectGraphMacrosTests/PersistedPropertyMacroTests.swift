@@ -110,10 +110,10 @@ final class PersistedPropertyMacroTests: XCTestCase {
                     }
                 }
 
-                extension Item: ObjectGraph.PersistentModel {
+                nonisolated extension Item: ObjectGraph.PersistentModel {
                 }
 
-                extension Item: ObjectGraph._ObjectGraphObservable {
+                nonisolated extension Item: ObjectGraph._ObjectGraphObservable {
                 }
 
                 @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")

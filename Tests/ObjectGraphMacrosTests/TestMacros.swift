@@ -93,10 +93,10 @@ func expandedModel(
             }
         }
 
-        extension \(name): ObjectGraph.PersistentModel {
+        nonisolated extension \(name): ObjectGraph.PersistentModel {
         }
 
-        extension \(name): ObjectGraph._ObjectGraphObservable {
+        nonisolated extension \(name): ObjectGraph._ObjectGraphObservable {
         }
 
         @available(*, unavailable, message: "PersistentModels are not Sendable: pass persistentModelID to other tasks, or use a ModelActor")
