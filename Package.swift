@@ -71,13 +71,17 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]
         ),
-        // Models written as for SwiftData in a module whose declarations are on the main actor unless
-        // they say otherwise (SE-0466, Xcode 26's default for apps); `.defaultIsolation` is why this
-        // manifest needs tools 6.2.
+        // Models written as for SwiftData in a module set up as Xcode 26 sets up a new app: declarations
+        // on the main actor unless they say otherwise (SE-0466), and the two features of its
+        // "approachable concurrency". `.defaultIsolation` is why this manifest needs tools 6.2.
         .testTarget(
             name: "ObjectGraphMainActorTests",
             dependencies: ["ObjectGraph"],
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+            ]
         ),
         .testTarget(
             name: "ObjectGraphTests",
