@@ -9,10 +9,12 @@ import XCTest
 
 /// A model as it is written everywhere: no isolation. `@Model` declares it not `Sendable`, which makes
 /// the compiler leave it nonisolated rather than give it the module's main actor, so it is used from
-/// any actor, as in a module without a default isolation.
+/// any actor, as in a module without a default isolation. The attribute macros, `#Index` and
+/// `#Unique` are here because what they generate takes the module's default isolation too.
 @Model
 final class Shelf {
-    var label: String
+    @Attribute(.unique) var label: String
+    @Transient var visits: Int = 0
     var builtAt: Date = Date.now
     @Relationship(deleteRule: .cascade, inverse: \Volume.shelf) var volumes: [Volume] = []
     init(label: String) { self.label = label }
@@ -24,6 +26,8 @@ enum Binding: String, Codable, CaseIterable {
 
 @Model
 final class Volume {
+    #Index<Volume>([\.pages])
+    #Unique<Volume>([\.title, \.shelf])
     var title: String
     var pages: Int
     var binding: Binding = Binding.paperback
@@ -47,7 +51,8 @@ nonisolated final class Bookmark {
 @MainActor
 @Model
 final class Easel {
-    var name: String
+    #Index<Easel>([\.name])
+    @Attribute(.unique) var name: String
     var setUpAt: Date = Date.now
     @Relationship(deleteRule: .cascade, inverse: \Canvas.easel) var canvases: [Canvas] = []
     init(name: String) { self.name = name }
@@ -81,7 +86,7 @@ actor Librarian {
 }
 
 /// The steps on the main actor: these functions take the module's default isolation.
-func shelvesOnTheMainContext() throws -> (titles: [String], shelfOfFirst: String?, hardcovers: Int) {
+func shelvesOnTheMainContext() throws -> (titles: [String], shelfOfFirst: String?, hardcovers: Int, shelves: Int) {
     let container = try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     let shelf = Shelf(label: "Poetry")
     container.mainContext.insert(shelf)
@@ -96,7 +101,12 @@ func shelvesOnTheMainContext() throws -> (titles: [String], shelfOfFirst: String
         predicate: #Predicate { $0.shelf?.label == "Poetry" }, sortBy: [SortDescriptor(\.pages)]))
     let hardcover = Binding.hardcover
     let hardcovers = try reader.fetchCount(FetchDescriptor<Volume>(predicate: #Predicate { $0.binding == hardcover }))
-    return (poetry.map(\.title), poetry.first?.shelf?.label, hardcovers)
+
+    // A second shelf with the label takes the first one's row over (`.unique`).
+    container.mainContext.insert(Shelf(label: "Poetry"))
+    try container.mainContext.save()
+    let shelves = try ModelContext(container).fetchCount(FetchDescriptor<Shelf>())
+    return (poetry.map(\.title), poetry.first?.shelf?.label, hardcovers, shelves)
 }
 
 func easelsOnTheMainContext() throws -> (names: [String], subjects: [String], canvasesAfterDelete: Int, identified: String?) {
@@ -148,6 +158,7 @@ nonisolated final class DefaultMainActorIsolationTests: XCTestCase {
         XCTAssertEqual(result.titles, ["Odes", "Sonnets"])
         XCTAssertEqual(result.shelfOfFirst, "Poetry")
         XCTAssertEqual(result.hardcovers, 1)
+        XCTAssertEqual(result.shelves, 1)
     }
 
     func testAModelWithoutIsolationIsUsedByAModelActorOffTheMainActor() async throws {
