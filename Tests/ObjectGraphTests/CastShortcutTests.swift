@@ -44,10 +44,10 @@ final class CastShortcutTests: XCTestCase {
         var plain: Any = [first]
         XCTAssertTrue([Ingredient]._append(second, toArrayIn: &plain, asOptional: false))
         XCTAssertEqual((plain as? [Ingredient])?.map(\.name), ["first", "second"])
-        var optional: Any = Optional([first])
+        var optional: Any = Optional([first]) as Any
         XCTAssertTrue([Ingredient]._append(second, toArrayIn: &optional, asOptional: true))
         XCTAssertEqual((optional as? [Ingredient]?)??.map(\.name), ["first", "second"])
-        var none: Any = Optional<[Ingredient]>.none
+        var none: Any = Optional<[Ingredient]>.none as Any
         XCTAssertFalse([Ingredient]._append(second, toArrayIn: &none, asOptional: true), "nil holds no array")
         var other: Any = [Recipe(name: "Soup")]
         XCTAssertFalse([Ingredient]._append(second, toArrayIn: &other, asOptional: false), "an array of another type")

@@ -130,7 +130,7 @@ final class PropertyAccessPathTests: StoreTestCase {
         let plain = try XCTUnwrap(value as? [Player])
         XCTAssertTrue(plain.count == 2 && plain[0] === ann && plain[1] === bob)
 
-        value = Optional([ann])
+        value = Optional([ann]) as Any
         XCTAssertTrue([Player]._append(bob, toArrayIn: &value, asOptional: true))
         XCTAssertTrue(type(of: value) == Optional<[Player]>.self)
         let optional = try XCTUnwrap(value as? [Player]?)

@@ -553,9 +553,9 @@ final class RelationshipTests: StoreTestCase {
         }
         let context = ModelContext(store)
         let budget = try XCTUnwrap(context.fetch(FetchDescriptor<Budget>()).first)
-        let first = try selects(in: store) { XCTAssertEqual(budget.transactions.count, 3) }
+        let first = selects(in: store) { XCTAssertEqual(budget.transactions.count, 3) }
         XCTAssertEqual(first.count, 1, "\(first)")
-        let second = try selects(in: store) { XCTAssertEqual(budget.transactions.count, 3) }
+        let second = selects(in: store) { XCTAssertEqual(budget.transactions.count, 3) }
         XCTAssertEqual(second, [], "loaded once per context")
     }
 
@@ -604,7 +604,7 @@ final class RelationshipTests: StoreTestCase {
         let fetching = try selects(in: store) { snippets = try context.fetch(descriptor) }
         XCTAssertEqual(fetching.count, 3, "one query for the snippets, one per relationship: \(fetching)")
         XCTAssertEqual(snippets.count, 20)
-        let reading = try selects(in: store) {
+        let reading = selects(in: store) {
             XCTAssertEqual(snippets[0].tags.map(\.name), ["t00a", "t00b"])
             XCTAssertEqual(snippets[0].folder?.name, "f0")
             XCTAssertEqual(Set(snippets.map { $0.folder?.name ?? "" }).count, 5)

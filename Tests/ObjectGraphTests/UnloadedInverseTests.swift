@@ -36,7 +36,7 @@ final class UnloadedInverseTests: StoreTestCase {
         let folder = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Work" })
         let tag = try fetchOne(SnippetTag.self, in: context, where: #Predicate { $0.name == "swift" })
 
-        let linking = try selects(in: container) {
+        let linking = selects(in: container) {
             let snippet = SnippetItem(title: "new")
             snippet.folder = folder
             snippet.tags = [tag]
@@ -90,7 +90,7 @@ final class UnloadedInverseTests: StoreTestCase {
         XCTAssertEqual(snippet.tags.map(\.name), ["swift"])
         XCTAssertEqual(snippet.folder?.name, "Work")
         let home = try fetchOne(SnippetFolder.self, in: context, where: #Predicate { $0.name == "Home" })
-        let unlinking = try selects(in: container) {
+        let unlinking = selects(in: container) {
             snippet.tags = []
             snippet.folder = home
         }

@@ -75,7 +75,7 @@ private final class LogMessages: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        kept.withLockedValue { $0.append(message.description) }
+    func log(event: LogEvent) {
+        kept.withLockedValue { $0.append(event.message.description) }
     }
 }

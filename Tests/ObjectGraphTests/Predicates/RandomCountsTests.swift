@@ -117,7 +117,7 @@ extension RandomPredicateTests {
             let specimens = try writer.fetch(FetchDescriptor<Specimen>())
             let chosen = specimens.isEmpty ? nil : specimens[Int.random(in: 0..<specimens.count, using: &random)]
             switch Int.random(in: 0..<100, using: &random) {
-            case 0..<30, _ where chosen == nil:
+            case _ where chosen == nil, 0..<30:
                 serial += 1
                 let specimen = Specimen(
                     label: random.pick(words)! + "\(serial % 7)", number: Int.random(in: -5...5, using: &random),

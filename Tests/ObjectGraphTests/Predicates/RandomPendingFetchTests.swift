@@ -141,7 +141,7 @@ extension RandomPredicateTests {
             let mark = marks[Int.random(in: 0..<marks.count, using: &random)]
             let roll = Int.random(in: 0..<100, using: &random)
             switch roll {
-            case 0..<22, _ where chosen == nil:
+            case _ where chosen == nil, 0..<22:
                 let specimen = newSpecimen()
                 let related = random.chance(50)
                 if related {
