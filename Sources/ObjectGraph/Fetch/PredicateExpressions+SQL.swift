@@ -217,12 +217,15 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
             let placeholders = Array(repeating: "?", count: encoded.count).joined(separator: ", ")
             return .condition(SQLFragment("(\(elementSQL.sql) IN (\(placeholders)))", elementSQL.arguments + encoded))
         }
-        if case .value(let column, _) = sequenceTerm {
+        if let column = translation.storedJSONArray(sequenceTerm, of: LHS.Output.self) {
             // A Codable array stored as JSON: look for the value among its elements.
             let (elementSQL, _) = try translation.value(of: elementTerm, from: element, codec: .jsonMember)
             return .condition(SQLFragment(
                 "EXISTS (SELECT 1 FROM json_each(\(column.sql)) WHERE json_each.value = \(elementSQL.sql))",
                 column.arguments + elementSQL.arguments))
+        }
+        if case .value = sequenceTerm {
+            throw translation.unsupported(self, detail: "contains(_:) is translated on arrays, sets and to-many relationships")
         }
         throw translation.unsupported(self, detail: "contains(_:) on a relationship needs a model, which a predicate cannot capture: "
             + "use contains(where: { $0.persistentModelID == id })")
@@ -231,8 +234,12 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
 
 extension PredicateExpressions.SequenceContainsWhere: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        guard case .toMany(let reference) = try translation.term(sequence) else {
-            throw translation.unsupported(self, detail: "contains(where:) is translated on to-many relationships")
+        let sequenceTerm = try translation.term(sequence)
+        if let array = translation.storedJSONArray(sequenceTerm, of: LHS.Output.self) {
+            return .condition(try translation.anyElement(of: array, variable: variable.key, passes: test))
+        }
+        guard case .toMany(let reference) = sequenceTerm else {
+            throw translation.unsupported(self, detail: "contains(where:) is translated on to-many relationships, arrays and sets")
         }
         return .condition(try translation.existsQuery(of: reference, condition: (variable.key, test)))
     }
@@ -240,11 +247,18 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatableExpression 
 
 extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        guard case .toMany(let reference) = try translation.term(sequence) else {
-            throw translation.unsupported(self, detail: "allSatisfy is translated on to-many relationships")
-        }
+        // Every element passes when none fails: an element whose test is NULL (a member it lacks)
+        // fails, as `NegatedTest` counts it.
         let negatedTest = NegatedTest(test: test)
-        let exists = try translation.existsQuery(of: reference, condition: (variable.key, negatedTest))
+        let sequenceTerm = try translation.term(sequence)
+        let exists: SQLFragment
+        if let array = translation.storedJSONArray(sequenceTerm, of: LHS.Output.self) {
+            exists = try translation.anyElement(of: array, variable: variable.key, passes: negatedTest)
+        } else if case .toMany(let reference) = sequenceTerm {
+            exists = try translation.existsQuery(of: reference, condition: (variable.key, negatedTest))
+        } else {
+            throw translation.unsupported(self, detail: "allSatisfy is translated on to-many relationships, arrays and sets")
+        }
         return .condition(SQLFragment("(NOT \(exists.sql))", exists.arguments))
     }
 }

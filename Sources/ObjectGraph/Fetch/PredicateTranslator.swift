@@ -349,7 +349,7 @@ final class PredicateTranslation {
         // A member of a Codable value stored as JSON: its name is the last component of the key path.
         let description = String(describing: keyPath)
         guard !description.contains("<"), let dot = description.lastIndex(of: "."),
-              codec?.columnType == "TEXT" || codec == nil else {
+              codec?.columnType == "TEXT" || codec?.readsJSONMember == true || codec == nil else {
             throw unsupported(node, detail: "\(keyPath) cannot be read in SQL")
         }
         let name = String(description[description.index(after: dot)...])

@@ -15,6 +15,9 @@ struct AttributeCodec: @unchecked Sendable {
     let decode: (DatabaseValue) throws -> Any
     /// Whether the column holds the value's JSON text (`jsonCodec`), rather than a scalar.
     var storesJSON = false
+    /// Whether this is `jsonMember`, for a value read out of JSON text (a member, an element), which
+    /// may itself be the JSON text of a `Codable` value with members of its own.
+    var readsJSONMember = false
 
     /// The codec of a value of `type`; with `opaque` (`@Attribute(.codable)`), always its JSON text,
     /// even for a type that has a column type of its own. Nil for a type that cannot be stored.
@@ -354,7 +357,8 @@ extension AttributeCodec {
                 return text.databaseValue
             }
         },
-        decode: { $0 })
+        decode: { $0 },
+        readsJSONMember: true)
 }
 
 /// A Swift type stored in a single column as a SQLite primitive.

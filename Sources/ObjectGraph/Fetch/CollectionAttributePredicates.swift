@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+// Predicates over array, set and dictionary attributes (`var ratings: [Int]`, `var moods: Set<String>`,
+// `var plays: [String: Int]`), and over such members of a `Codable` attribute. They are stored as the
+// JSON text `JSONEncoder` writes, which SQLite's JSON functions read: `json_each` lists an array's
+// elements (or an object's values), `json_extract` reads one. An element a closure tests is
+// `json_each`'s `value`: a number, a text, 0 or 1 for a Boolean, or the JSON text of a `Codable`
+// element, whose members `json_extract` reads; captured values are compared with it as `JSONEncoder`
+// writes them (`AttributeCodec.jsonMember`), so that a date or an enum case matches its element.
+
+/// Arrays and sets, which `JSONEncoder` writes as JSON arrays.
+protocol _StoredAsJSONArray {}
+extension Array: _StoredAsJSONArray {}
+extension Set: _StoredAsJSONArray {}
+
+/// Dictionaries with `String` keys, which `JSONEncoder` writes as JSON objects (with other keys it
+/// writes an array of keys and values, which no path reads by key).
+protocol _StoredAsJSONObject {}
+extension Dictionary: _StoredAsJSONObject where Key == String {}
+
+extension PredicateTranslation {
+    /// The JSON text of the array or set `term` stands for, or nil when it stands for something else:
+    /// a to-many relationship, a captured value, or text (`String` is a sequence of characters too).
+    func storedJSONArray(_ term: SQLTerm, of type: Any.Type) -> SQLFragment? {
+        guard type is any _StoredAsJSONArray.Type, case .value(let fragment, _) = term else { return nil }
+        return fragment
+    }
+
+    /// Whether some element of `array` passes `test`, with `variable` standing for the element.
+    func anyElement(of array: SQLFragment, variable: PredicateExpressions.VariableID, passes test: Any) throws -> SQLFragment {
+        let alias = newAlias().quotedIdentifier
+        bind(variable, to: .value(SQLFragment("\(alias).value"), codec: .jsonMember))
+        let condition = try condition(test)
+        return SQLFragment(
+            "EXISTS (SELECT 1 FROM json_each(\(array.sql)) AS \(alias) WHERE \(condition.sql))",
+            array.arguments + condition.arguments)
+    }
+
+    /// `max()` or `min()` (`function`) of the elements of the array `elements` reads: `SELECT
+    /// function(value)` over them, NULL when there are none, as the methods give nil for an empty
+    /// sequence. `elementsType` is the sequence's type.
+    fileprivate func elementAggregate(_ function: String, of elements: Any, elementsType: Any.Type, node: Any) throws -> SQLTerm {
+        let term = try term(elements)
+        if case .constant = term { return .constant(try Self.evaluateWithoutVariables(node)) }
+        guard let array = storedJSONArray(term, of: elementsType) else {
+            throw unsupported(node, detail: "max() and min() are translated on array and set attributes")
+        }
+        let alias = newAlias().quotedIdentifier
+        return .value(
+            SQLFragment("(SELECT \(function)(\(alias).value) FROM json_each(\(array.sql)) AS \(alias))", array.arguments),
+            codec: .jsonMember)
+    }
+}
+
+extension PredicateExpressions.SequenceMaximum: SQLTranslatableExpression {
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        try translation.elementAggregate("MAX", of: elements, elementsType: Elements.Output.self, node: self)
+    }
+}
+
+extension PredicateExpressions.SequenceMinimum: SQLTranslatableExpression {
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        try translation.elementAggregate("MIN", of: elements, elementsType: Elements.Output.self, node: self)
+    }
+}
+
+extension PredicateExpressions.CollectionIndexSubscript: SQLTranslatableExpression {
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        let collection = try translation.term(wrapped)
+        let position = try translation.term(index)
+        if case .constant = collection, case .constant = position {
+            return .constant(try PredicateTranslation.evaluateWithoutVariables(self))
+        }
+        guard Wrapped.Output.self is any _StoredAsJSONArray.Type, Index.Output.self == Int.self,
+              case .value(let array, _) = collection else {
+            throw translation.unsupported(self, detail: "a subscript is translated on array attributes, by an Int")
+        }
+        // A position past the end, or before the start, reads NULL, which no comparison passes (in
+        // Swift it would trap); a negative one is kept out of the path, where SQLite would fail on it.
+        let (positionSQL, _) = try translation.value(of: position, from: index)
+        return .value(
+            SQLFragment(
+                "(CASE WHEN \(positionSQL.sql) >= 0 THEN json_extract(\(array.sql), '$[' || \(positionSQL.sql) || ']') END)",
+                positionSQL.arguments + array.arguments + positionSQL.arguments),
+            codec: .jsonMember)
+    }
+}
+
+extension PredicateExpressions.DictionaryKeySubscript: SQLTranslatableExpression {
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        try translation.dictionaryValue(self, of: wrapped, dictionaryType: Wrapped.Output.self, key: key)
+    }
+}
+
+extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: SQLTranslatableExpression {
+    func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
+        let stored = try translation.dictionaryValue(self, of: wrapped, dictionaryType: Wrapped.Output.self, key: key)
+        if case .constant = stored { return stored }
+        let (valueSQL, codec) = try translation.value(of: stored, from: self)
+        let (fallbackSQL, _) = try translation.value(self.default, codec: codec)
+        return .value(SQLFragment("COALESCE(\(valueSQL.sql), \(fallbackSQL.sql))", valueSQL.arguments + fallbackSQL.arguments),
+                      codec: codec)
+    }
+}
+
+extension PredicateTranslation {
+    /// The value a dictionary attribute holds for a key: `json_extract` by the key's path, NULL when
+    /// the key is absent (nil, as the subscript gives).
+    fileprivate func dictionaryValue(_ node: Any, of wrapped: Any, dictionaryType: Any.Type, key: Any) throws -> SQLTerm {
+        let dictionary = try term(wrapped)
+        let keyTerm = try term(key)
+        if case .constant = dictionary, case .constant = keyTerm {
+            return .constant(try Self.evaluateWithoutVariables(node))
+        }
+        guard dictionaryType is any _StoredAsJSONObject.Type, case .value(let object, _) = dictionary else {
+            throw unsupported(node, detail: "a key subscript is translated on dictionary attributes with String keys")
+        }
+        // The key is quoted in the path, so that any text is one key (a dot or a bracket in it too);
+        // SQLite's paths have no escape for a double quote, so a key holding one cannot be read.
+        let path: SQLFragment
+        if case .constant(let constant) = keyTerm {
+            guard let text = constant as? String, !text.contains("\"") else {
+                throw unsupported(node, detail: "a dictionary key holding a double quote cannot be read in SQL")
+            }
+            path = SQLFragment("?", ["$.\"\(text)\"".databaseValue])
+        } else {
+            let (keySQL, _) = try value(of: keyTerm, from: key)
+            path = SQLFragment("('$.\"' || \(keySQL.sql) || '\"')", keySQL.arguments)
+        }
+        return .value(SQLFragment("json_extract(\(object.sql), \(path.sql))", object.arguments + path.arguments), codec: .jsonMember)
+    }
+}
