@@ -76,8 +76,9 @@ extension PredicateExpressions.CollectionIndexSubscript: SQLTranslatableExpressi
               case .value(let array, _) = collection else {
             throw translation.unsupported(self, detail: "a subscript is translated on array attributes, by an Int")
         }
-        // A position past the end, or before the start, reads NULL, which no comparison passes (in
-        // Swift it would trap); a negative one is kept out of the path, where SQLite would fail on it.
+        // A position past the end, or before the start, reads NULL, which no comparison passes (where
+        // Foundation's `evaluate` throws); a negative one is kept out of the path, where SQLite would
+        // fail on it.
         let (positionSQL, _) = try translation.value(of: position, from: index)
         return .value(
             SQLFragment(

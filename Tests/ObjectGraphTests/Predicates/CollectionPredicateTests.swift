@@ -89,13 +89,18 @@ final class CollectionPredicateTests: PredicateTestCase {
                             selects: ["Blue", "Gold"], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.ratings.count > 1 && $0.ratings[1] < 3 },
                             selects: ["Green"], label: \.title)
-        // Positions outside the array trap in Swift, so only SQL is asked: they match nothing.
+        // A position outside an array makes Foundation's `evaluate` throw, so only SQL is asked of the
+        // saved rows: such a position matches nothing.
         for position in [-1, 3, 9] {
             let outside = #Predicate<Recording> { $0.ratings[position] >= 0 }
             XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor(predicate: outside)), 0, "position \(position)")
         }
         let atTwo = #Predicate<Recording> { $0.ratings[2] == 4 }
         XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor(predicate: atTwo)).map(\.title), ["Blue"])
+        // An unsaved model is tested in memory, by `evaluate`, whose error the fetch passes on.
+        let editing = ModelContext(container)
+        editing.insert(Recording(title: "Unsaved"))
+        XCTAssertThrowsError(try editing.fetch(FetchDescriptor(predicate: atTwo)))
     }
 
     func testDictionaryValuesByKey() throws {
