@@ -57,6 +57,47 @@ final class Item {
     }
 }
 
+/// A model decoded from a feed's JSON, as SwiftData's sample code for importing data writes it: the
+/// class adopts `Codable` itself, with coding keys of its own.
+@Model
+final class Quake: Codable {
+    @Attribute(.unique) var code: String
+    var magnitude: Double
+    var time: Date
+    var location: QuakeLocation?
+
+    enum CodingKeys: String, CodingKey {
+        case code, magnitude = "mag", time, location
+    }
+
+    init(code: String, magnitude: Double, time: Date) {
+        self.code = code
+        self.magnitude = magnitude
+        self.time = time
+    }
+
+    required init(from decoder: Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        code = try values.decode(String.self, forKey: .code)
+        magnitude = try values.decode(Double.self, forKey: .magnitude)
+        time = try values.decode(Date.self, forKey: .time)
+        location = try values.decodeIfPresent(QuakeLocation.self, forKey: .location)
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var values = encoder.container(keyedBy: CodingKeys.self)
+        try values.encode(code, forKey: .code)
+        try values.encode(magnitude, forKey: .magnitude)
+        try values.encode(time, forKey: .time)
+        try values.encodeIfPresent(location, forKey: .location)
+    }
+}
+
+struct QuakeLocation: Codable, Equatable {
+    var latitude: Double
+    var longitude: Double
+}
+
 enum SampleTripsSchemaV1: VersionedSchema {
     static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
     static var models: [any PersistentModel.Type] { [Visit.self] }
@@ -103,6 +144,34 @@ final class SwiftDataSourceCompatibilityTests: XCTestCase {
         context.processPendingChanges()
         try context.save()
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>()), 0)
+    }
+
+    /// Models decoded from JSON by their own `init(from:)`, inserted, saved, fetched by a predicate on
+    /// a decoded value and a `Codable` member, and encoded again.
+    func testACodableModelIsDecodedSavedFetchedAndEncoded() throws {
+        let feed = #"""
+            [{"code": "ci41", "mag": 2.5, "time": 0, "location": {"latitude": 34.1, "longitude": -118.2}},
+             {"code": "nc73", "mag": 5.1, "time": 3600},
+             {"code": "us7k", "mag": 4.4, "time": 7200, "location": {"latitude": -20.5, "longitude": 170.3}}]
+            """#
+        let decoded = try JSONDecoder().decode([Quake].self, from: Data(feed.utf8))
+        let container = try ModelContainer(for: Quake.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        decoded.forEach { context.insert($0) }
+        try context.save()
+
+        let reader = ModelContext(container)
+        let strong = try reader.fetch(FetchDescriptor<Quake>(
+            predicate: #Predicate { $0.magnitude > 4 }, sortBy: [SortDescriptor(\.time)]))
+        XCTAssertEqual(strong.map(\.code), ["nc73", "us7k"])
+        let south = try reader.fetch(FetchDescriptor<Quake>(predicate: #Predicate { ($0.location?.latitude ?? 0) < 0 }))
+        XCTAssertEqual(south.map(\.code), ["us7k"])
+        XCTAssertEqual(south.first?.location, QuakeLocation(latitude: -20.5, longitude: 170.3))
+
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(strong)) as? [[String: Any]]
+        XCTAssertEqual(encoded?.map { $0["code"] as? String }, ["nc73", "us7k"])
+        XCTAssertEqual(encoded?.map { $0["mag"] as? Double }, [5.1, 4.4])
+        XCTAssertNil(encoded?.first?["location"], "an absent location is left out, as encodeIfPresent writes it")
     }
 
     /// History as iOS 18 code reads it: transactions after a kept token, changes matched by model type.
