@@ -9,15 +9,41 @@ import GRDB
 // element, whose members `json_extract` reads; captured values are compared with it as `JSONEncoder`
 // writes them (`AttributeCodec.jsonMember`), so that a date or an enum case matches its element.
 
+/// A collection stored as JSON, with its own `count` and `isEmpty`, which a predicate reads as SQL.
+protocol _StoredAsJSONCollection {
+    static var _jsonCountKeyPath: AnyKeyPath { get }
+    static var _jsonIsEmptyKeyPath: AnyKeyPath { get }
+    /// The SQL that counts the elements of `json`, which holds such a collection.
+    static func _jsonCount(of json: String) -> String
+}
+
 /// Arrays and sets, which `JSONEncoder` writes as JSON arrays.
-protocol _StoredAsJSONArray {}
-extension Array: _StoredAsJSONArray {}
-extension Set: _StoredAsJSONArray {}
+protocol _StoredAsJSONArray: _StoredAsJSONCollection {}
+
+extension _StoredAsJSONArray {
+    static func _jsonCount(of json: String) -> String { "json_array_length(\(json))" }
+}
+
+extension Array: _StoredAsJSONArray {
+    static var _jsonCountKeyPath: AnyKeyPath { \Self.count }
+    static var _jsonIsEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+}
+
+extension Set: _StoredAsJSONArray {
+    static var _jsonCountKeyPath: AnyKeyPath { \Self.count }
+    static var _jsonIsEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+}
 
 /// Dictionaries with `String` keys, which `JSONEncoder` writes as JSON objects (with other keys it
 /// writes an array of keys and values, which no path reads by key).
-protocol _StoredAsJSONObject {}
-extension Dictionary: _StoredAsJSONObject where Key == String {}
+protocol _StoredAsJSONObject: _StoredAsJSONCollection {}
+
+extension Dictionary: _StoredAsJSONCollection, _StoredAsJSONObject where Key == String {
+    static var _jsonCountKeyPath: AnyKeyPath { \Self.count }
+    static var _jsonIsEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    // `json_array_length` is 0 for an object: its members are counted.
+    static func _jsonCount(of json: String) -> String { "(SELECT COUNT(*) FROM json_each(\(json)))" }
+}
 
 extension PredicateTranslation {
     /// The JSON text of the array or set `term` stands for, or nil when it stands for something else:

@@ -333,13 +333,19 @@ final class PredicateTranslation {
         if keyPath == \String.isEmpty {
             return .condition(SQLFragment("(\(fragment.sql) = '')", fragment.arguments))
         }
-        if let array = rootType as? any _ModelArray.Type {
-            if keyPath == array._countKeyPath {
-                return .value(SQLFragment("json_array_length(\(fragment.sql))", fragment.arguments), codec: nil)
+        if let collection = rootType as? any _StoredAsJSONCollection.Type {
+            let count = collection._jsonCount(of: fragment.sql)
+            if keyPath == collection._jsonCountKeyPath {
+                return .value(SQLFragment(count, fragment.arguments), codec: nil)
             }
-            if keyPath == array._isEmptyKeyPath {
-                return .condition(SQLFragment("(json_array_length(\(fragment.sql)) = 0)", fragment.arguments))
+            if keyPath == collection._jsonIsEmptyKeyPath {
+                return .condition(SQLFragment("(\(count) = 0)", fragment.arguments))
             }
+        }
+        if rootType == String.self || rootType == Substring.self {
+            // Text is no JSON: any other member of it would be read as one by `json_extract`, which
+            // fails on text that is not JSON, or reads nothing.
+            throw unsupported(node, detail: "\(keyPath) cannot be read in SQL: of text, count and isEmpty can")
         }
         if let raw = rootType as? any RawRepresentable.Type, type(of: keyPath).valueType == raw._rawValueType,
            let codec, codec.columnType != "TEXT" || raw._rawValueType == String.self {

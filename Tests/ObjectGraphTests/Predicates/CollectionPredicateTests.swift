@@ -72,6 +72,7 @@ final class CollectionPredicateTests: PredicateTestCase {
                             selects: ["Green"], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.credits.allSatisfy { $0.role != drummer } },
                             selects: ["Blue", "Red", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.credits.contains { $0.name.count > 2 } }, selects: ["Blue", "Green"], label: \.title)
         let cutoff = reference
         try assertPredicate(#Predicate<Recording> { $0.sessions.contains { $0 > cutoff } },
                             selects: ["Blue", "Gold"], label: \.title)
@@ -114,6 +115,9 @@ final class CollectionPredicateTests: PredicateTestCase {
                             selects: ["Gold"], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.plays["Cy"] == nil },
                             selects: ["Blue", "Red", "Green", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays.count == 2 },
+                            sql: #"((SELECT COUNT(*) FROM json_each("t0"."plays")) = ?)"#, selects: ["Blue", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays.isEmpty }, selects: ["Red"], label: \.title)
         let key = "Ann"
         try assertPredicate(#Predicate<Recording> { $0.plays[key, default: 0] >= 1 },
                             selects: ["Blue", "Gold"], label: \.title)
@@ -122,10 +126,23 @@ final class CollectionPredicateTests: PredicateTestCase {
     func testSetsAndOptionalArrays() throws {
         try assertPredicate(#Predicate<Recording> { $0.moods.contains("calm") },
                             selects: ["Blue", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.moods.count == 2 },
+                            sql: #"(json_array_length("t0"."moods") = ?)"#, selects: ["Blue", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.moods.isEmpty }, selects: ["Red"], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.labels?.contains { $0 == "studio" } == true },
                             selects: ["Gold"], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.labels.flatMap { $0.contains { $0 == "live" } } ?? false },
                             selects: ["Blue", "Gold"], label: \.title)
+    }
+
+    /// Text is not JSON: a member of it other than `count` and `isEmpty` is refused by name, where it
+    /// was handed to `json_extract`, which failed on the text (a set's count was refused too).
+    func testAMemberOfTextOtherThanCountIsRefused() throws {
+        XCTAssertThrowsError(try sql(#Predicate<Recording> { $0.title.description == "Blue" })) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .unsupportedPredicate, "\(error)")
+            XCTAssertTrue("\(error)".contains("count and isEmpty"), "\(error)")
+        }
+        try assertPredicate(#Predicate<Recording> { $0.title.count == 4 }, selects: ["Blue", "Gold"], label: \.title)
     }
 
     /// `JSONEncoder` writes a dictionary whose keys are not text as an array of keys and values, which
