@@ -63,6 +63,20 @@ extension PredicateTranslation {
             array.arguments + condition.arguments)
     }
 
+    /// The elements of `array` that pass `test`, as a JSON array of their own, on which `count`,
+    /// `contains` and the rest work as on the attribute. `json_each` lists the elements in order, and
+    /// the aggregate keeps it. An object or array element is put back as JSON (`json_each` gives its
+    /// text, which `json_group_array` would otherwise quote as a string).
+    func elements(of array: SQLFragment, variable: PredicateExpressions.VariableID, passing test: Any) throws -> SQLFragment {
+        let alias = newAlias().quotedIdentifier
+        bind(variable, to: .value(SQLFragment("\(alias).value"), codec: .jsonMember))
+        let condition = try condition(test)
+        let element = "CASE WHEN \(alias).type IN ('object', 'array') THEN json(\(alias).value) ELSE \(alias).value END"
+        return SQLFragment(
+            "(SELECT json_group_array(\(element)) FROM json_each(\(array.sql)) AS \(alias) WHERE \(condition.sql))",
+            array.arguments + condition.arguments)
+    }
+
     /// `max()` or `min()` (`function`) of the elements of the array `elements` reads: `SELECT
     /// function(value)` over them, NULL when there are none, as the methods give nil for an empty
     /// sequence. `elementsType` is the sequence's type.

@@ -296,8 +296,12 @@ private struct NegatedTest: SQLTranslatableExpression {
 
 extension PredicateExpressions.Filter: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        guard case .toMany(var reference) = try translation.term(sequence) else {
-            throw translation.unsupported(self, detail: "filter is translated on to-many relationships")
+        let sequenceTerm = try translation.term(sequence)
+        if let array = translation.storedJSONArray(sequenceTerm, of: LHS.Output.self) {
+            return .value(try translation.elements(of: array, variable: variable.key, passing: filter), codec: nil)
+        }
+        guard case .toMany(var reference) = sequenceTerm else {
+            throw translation.unsupported(self, detail: "filter is translated on to-many relationships, arrays and sets")
         }
         reference.filters.append((variable.key, filter))
         return .toMany(reference)

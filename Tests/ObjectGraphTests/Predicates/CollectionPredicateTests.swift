@@ -66,6 +66,20 @@ final class CollectionPredicateTests: PredicateTestCase {
                             selects: ["Green"], label: \.title)
     }
 
+    func testFilteredElementsAreCountedAndTestedAgain() throws {
+        try assertPredicate(#Predicate<Recording> { $0.ratings.filter { $0 >= 3 }.count >= 2 },
+                            selects: ["Blue"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.ratings.filter { $0 > 4 }.isEmpty },
+                            selects: ["Red", "Green"], label: \.title)
+        let drummer = CreditRole.drummer
+        try assertPredicate(#Predicate<Recording> { $0.credits.filter { $0.role == drummer }.contains { $0.name == "Ann" } },
+                            selects: ["Green"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { ($0.ratings.filter { $0 < 5 }.max() ?? 0) == 4 },
+                            selects: ["Blue"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.moods.filter { $0 != "calm" }.contains("happy") },
+                            selects: ["Green", "Gold"], label: \.title)
+    }
+
     func testAnElementsMembersAndCapturedValuesAreComparedAsJSON() throws {
         let drummer = CreditRole.drummer
         try assertPredicate(#Predicate<Recording> { $0.credits.contains { $0.name == "Ann" && $0.role == drummer } },
