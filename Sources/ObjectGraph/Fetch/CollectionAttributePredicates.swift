@@ -64,9 +64,11 @@ extension PredicateTranslation {
     }
 
     /// The elements of `array` that pass `test`, as a JSON array of their own, on which `count`,
-    /// `contains` and the rest work as on the attribute. `json_each` lists the elements in order, and
-    /// the aggregate keeps it. An object or array element is put back as JSON (`json_each` gives its
-    /// text, which `json_group_array` would otherwise quote as a string).
+    /// `contains` and the rest work as on the attribute. `json_each` lists the elements in order and
+    /// the aggregate takes them as listed, though SQLite promises no order to an aggregate (the
+    /// `ORDER BY` inside one is SQLite 3.44's, newer than Debian 12's): only a position in the filtered
+    /// elements (`filter { … }[0]`) depends on it. An object or array element is put back as JSON
+    /// (`json_each` gives its text, which `json_group_array` would otherwise quote as a string).
     func elements(of array: SQLFragment, variable: PredicateExpressions.VariableID, passing test: Any) throws -> SQLFragment {
         let alias = newAlias().quotedIdentifier
         bind(variable, to: .value(SQLFragment("\(alias).value"), codec: .jsonMember))
