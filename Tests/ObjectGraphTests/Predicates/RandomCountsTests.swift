@@ -57,7 +57,9 @@ extension RandomPredicateTests {
         func edit(_ specimen: Specimen, in context: ModelContext) throws -> String {
             let groups = try context.fetch(FetchDescriptor<SpecimenGroup>(sortBy: [SortDescriptor(\.name)]))
             let marks = try context.fetch(FetchDescriptor<SpecimenMark>(sortBy: [SortDescriptor(\.name)]))
-            switch Int.random(in: 0..<7, using: &random) {
+            switch Int.random(in: 0..<9, using: &random) {
+            case 7: specimen.scores = RandomPredicateTests.randomScores(using: &random)
+            case 8: specimen.tally = RandomPredicateTests.randomTally(using: &random)
             case 0: specimen.number = Int.random(in: -5...5, using: &random)
             case 1: specimen.ratio = Double(Int.random(in: -20...20, using: &random)) / 4
             case 2: specimen.label = random.pick(words)! + "\(Int.random(in: 0..<7, using: &random))"
@@ -73,7 +75,7 @@ extension RandomPredicateTests {
                 }
             }
             return "\(specimen.label) \(specimen.number) \(specimen.ratio) \(specimen.maybe.map(String.init) ?? "nil") \(specimen.genre) "
-                + "\(specimen.group?.name ?? "no group") \(specimen.marks.map(\.name).sorted())"
+                + "\(specimen.group?.name ?? "no group") \(specimen.marks.map(\.name).sorted()) \(specimen.scores) \(specimen.tally)"
         }
 
         func check(_ moment: String) throws {

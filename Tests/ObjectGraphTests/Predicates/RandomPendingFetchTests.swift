@@ -51,13 +51,16 @@ extension RandomPredicateTests {
         }
         func newSpecimen() -> Specimen {
             serial += 1
-            return Specimen(
+            let specimen = Specimen(
                 label: random.pick(words)! + "\(serial % 7)",
                 number: Int.random(in: -5...5, using: &random),
                 ratio: Double(Int.random(in: -20...20, using: &random)) / 4,
                 maybe: random.chance(40) ? nil : Int.random(in: 0...3, using: &random),
                 genre: Genre.allCases[Int.random(in: 0..<3, using: &random)],
                 seen: Date(timeIntervalSince1970: Double(Int.random(in: 0...10, using: &random)) * 1000))
+            specimen.scores = RandomPredicateTests.randomScores(using: &random)
+            specimen.tally = RandomPredicateTests.randomTally(using: &random)
+            return specimen
         }
 
         func check(_ moment: String) throws {
@@ -154,16 +157,18 @@ extension RandomPredicateTests {
             case 22..<42:
                 guard let specimen = chosen else { continue }
                 let value = newSpecimen()
-                switch Int.random(in: 0..<6, using: &random) {
+                switch Int.random(in: 0..<8, using: &random) {
                 case 0: specimen.number = value.number
                 case 1: specimen.ratio = value.ratio
                 case 2: specimen.label = value.label
                 case 3: specimen.maybe = value.maybe
                 case 4: specimen.genre = value.genre
+                case 5: specimen.scores = value.scores
+                case 6: specimen.tally = value.tally
                 default: specimen.seen = value.seen
                 }
                 log.append("\(step): edit \(name(specimen)): number \(specimen.number), ratio \(specimen.ratio), maybe \(specimen.maybe.map(String.init) ?? "nil"), "
-                           + "genre \(specimen.genre), seen \(specimen.seen.timeIntervalSince1970)")
+                           + "genre \(specimen.genre), seen \(specimen.seen.timeIntervalSince1970), scores \(specimen.scores), tally \(specimen.tally)")
             case 42..<50:
                 guard let specimen = chosen else { continue }
                 if let group, random.chance(50) {

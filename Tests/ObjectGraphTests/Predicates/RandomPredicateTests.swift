@@ -28,6 +28,8 @@ final class RandomPredicateTests: PredicateTestCase {
                 maybe: Bool.random(using: &random) ? nil : Int.random(in: 0...3, using: &random),
                 genre: Genre.allCases[Int.random(in: 0..<3, using: &random)],
                 seen: Date(timeIntervalSince1970: Double(Int.random(in: 0...10, using: &random)) * 1000))
+            specimen.scores = Self.randomScores(using: &random)
+            specimen.tally = Self.randomTally(using: &random)
             if Int.random(in: 0..<5, using: &random) > 0 { specimen.group = groups[Int.random(in: 0..<4, using: &random)] }
             specimen.marks = marks.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
             context.insert(specimen)
@@ -52,6 +54,18 @@ final class RandomPredicateTests: PredicateTestCase {
             if !fromSQL.isEmpty && fromSQL.count < all.count { nonTrivial += 1 }
         }
         XCTAssertGreaterThan(nonTrivial, rounds / 3, "most generated predicates select some rows but not all")
+    }
+
+    /// Up to four scores from -3 to 6, repeats allowed.
+    static func randomScores(using random: inout SeededGenerator) -> [Int] {
+        (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: -3...6, using: &random) }
+    }
+
+    /// Some of the keys "a", "b" and "c", each with a count from 0 to 5.
+    static func randomTally(using random: inout SeededGenerator) -> [String: Int] {
+        var tally: [String: Int] = [:]
+        for key in ["a", "b", "c"] where Bool.random(using: &random) { tally[key] = Int.random(in: 0...5, using: &random) }
+        return tally
     }
 
     /// The words specimens' labels are made of (with a digit after them).
@@ -102,7 +116,8 @@ final class RandomPredicateTests: PredicateTestCase {
         let span = low...(low + Int.random(in: 0...4, using: &random))
         let ordering = [ComparisonResult.orderedAscending, .orderedSame, .orderedDescending][Int.random(in: 0..<3, using: &random)]
         let genreName = genre.rawValue
-        switch Int.random(in: 0..<29, using: &random) {
+        let key = ["a", "b", "c", "d"][Int.random(in: 0..<4, using: &random)]
+        switch Int.random(in: 0..<37, using: &random) {
         case 0: return { AnyCondition(graft(#Predicate<Specimen> { $0.number == number }, on: $0)) }
         case 1: return { AnyCondition(PredicateExpressions.Comparison(
             lhs: PredicateExpressions.KeyPath(root: $0, keyPath: \Specimen.number), rhs: PredicateExpressions.Value(number), op: op)) }
@@ -134,7 +149,15 @@ final class RandomPredicateTests: PredicateTestCase {
         case 25: return { AnyCondition(graft(#Predicate<Specimen> { $0.group == nil }, on: $0)) }
         case 26: return { AnyCondition(graft(#Predicate<Specimen> { $0.genre.rawValue == genreName }, on: $0)) }
         case 27: return { AnyCondition(graft(#Predicate<Specimen> { ($0.group?.specimens.count ?? 0) > small }, on: $0)) }
-        default: return { AnyCondition(graft(#Predicate<Specimen> { $0.maybe.flatMap { $0 * 2 } == small }, on: $0)) }
+        case 28: return { AnyCondition(graft(#Predicate<Specimen> { $0.maybe.flatMap { $0 * 2 } == small }, on: $0)) }
+        case 29: return { AnyCondition(graft(#Predicate<Specimen> { $0.scores.contains { $0 > number } }, on: $0)) }
+        case 30: return { AnyCondition(graft(#Predicate<Specimen> { $0.scores.allSatisfy { $0 >= low } }, on: $0)) }
+        case 31: return { AnyCondition(graft(#Predicate<Specimen> { ($0.scores.max() ?? -9) >= number }, on: $0)) }
+        case 32: return { AnyCondition(graft(#Predicate<Specimen> { ($0.scores.min() ?? 9) < small }, on: $0)) }
+        case 33: return { AnyCondition(graft(#Predicate<Specimen> { $0.scores.filter { $0 > low }.count >= small }, on: $0)) }
+        case 34: return { AnyCondition(graft(#Predicate<Specimen> { $0.scores.contains(small) || $0.scores.count == small }, on: $0)) }
+        case 35: return { AnyCondition(graft(#Predicate<Specimen> { ($0.tally[key] ?? -1) >= small }, on: $0)) }
+        default: return { AnyCondition(graft(#Predicate<Specimen> { $0.tally[key, default: 0] + $0.tally.count > small }, on: $0)) }
         }
     }
 }

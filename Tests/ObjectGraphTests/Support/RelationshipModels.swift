@@ -170,6 +170,9 @@ final class HandWrittenRight: PersistentModel {
     var seen: Date
     var group: SpecimenGroup?
     @Relationship(inverse: \SpecimenMark.specimens) var marks: [SpecimenMark] = []
+    /// Stored as JSON text, for predicates over an array's elements and a dictionary's keys.
+    var scores: [Int] = []
+    var tally: [String: Int] = [:]
 
     init(label: String, number: Int, ratio: Double, maybe: Int?, genre: Genre, seen: Date) {
         self.label = label
