@@ -1,7 +1,8 @@
 import Foundation
 
 /// Finds the column a `SortDescriptor`'s key path sorts on, including paths through to-one
-/// relationships (`\.folder?.name`) and the raw value of an enum (`\.kind?.rawValue`).
+/// relationships (`\.folder?.name`), the raw value of an enum (`\.kind?.rawValue`) and the members of a
+/// `Codable` value (`\.address.city`).
 ///
 /// Foundation on Linux offers no way to split a key path into components (`_kvcKeyPathString` is
 /// Apple-only), and `SortDescriptor` keeps only the whole path. A key path's description lists its
@@ -43,8 +44,30 @@ enum SortKeyPathResolver {
                 // Enums with a raw value are stored as that raw value: `.rawValue` sorts the column itself.
                 return column
             }
+            if slot.isColumn, !slot.isOpaqueCodable, slot.codec?.storesJSON == true, let member = jsonPath(of: remainder) {
+                // A member of a `Codable` value stored as JSON (`\.address.city`): `json_extract` gives
+                // numbers, which sort as numbers (a date is the number `JSONEncoder` writes), and text;
+                // a missing member or a nil value is NULL, first in forward order, as nil sorts.
+                return "json_extract(\(column), '\(member)')"
+            }
         }
         return nil
+    }
+
+    /// The JSON path of the members `remainder` (`city`, `address.city`, `address?.city`) names, when
+    /// each is a plain stored property: a struct's stored properties are the components a key path
+    /// describes by name. The path is written into the SQL, so only names of letters, digits and
+    /// underscores are taken.
+    private static func jsonPath(of remainder: String) -> String? {
+        let names = remainder.split(separator: ".", omittingEmptySubsequences: false).map { name in
+            name.hasSuffix("?") ? name.dropLast() : name
+        }
+        let isName = { (name: Substring) in
+            guard let first = name.first, first.isASCII, first.isLetter || first == "_" else { return false }
+            return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        }
+        guard !names.isEmpty, names.allSatisfy(isName) else { return nil }
+        return "$." + names.joined(separator: ".")
     }
 
     private static func columnExpression(

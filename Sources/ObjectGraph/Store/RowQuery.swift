@@ -95,7 +95,7 @@ struct RowQuery {
                 throw SwiftDataError(
                     .unsupportedSortDescriptor,
                     "cannot sort \(layout.name) by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
-                        + "sort on stored attributes of \(layout.name) or of models it refers to "
+                        + "sort on stored attributes of \(layout.name) or of models it refers to, or their Codable members "
                         + "(not on one stored with @Attribute(.codable), an opaque value)",
                     entity: layout.name)
             }

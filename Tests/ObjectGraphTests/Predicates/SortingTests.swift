@@ -128,6 +128,34 @@ final class SortingTests: PredicateTestCase {
         }
     }
 
+    /// A member of a `Codable` attribute, plain or optional, sorts as its values do, nil first; it threw
+    /// `.unsupportedSortDescriptor` before. Unsaved models are sorted in memory by the same descriptors.
+    func testSortingByAMemberOfACodableValue() throws {
+        try open(AllTypes.self)
+        for (name, red, green) in [("b", 0.5, 3.0), ("c", -2.0, nil), ("a", 10.0, 1.0), ("d", 2.25, 2.0)] as [(String, Double, Double?)] {
+            let model = AllTypes()
+            model.string = name
+            model.color = ColorData(red: red, green: 0, blue: 0)
+            model.optionalColor = green.map { ColorData(red: 0, green: $0, blue: 0) }
+            context.insert(model)
+        }
+        try context.save()
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.color.red)])).map(\.string),
+                       ["c", "b", "d", "a"])
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.color.red, order: .reverse)])).map(\.string),
+                       ["a", "d", "b", "c"])
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.optionalColor?.green)])).map(\.string),
+                       ["c", "a", "d", "b"])
+
+        let unsaved = AllTypes()
+        unsaved.string = "e"
+        unsaved.color = ColorData(red: 1, green: 0, blue: 0)
+        reader.insert(unsaved)
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.color.red)])).map(\.string),
+                       ["c", "b", "e", "d", "a"])
+    }
+
     func testSortingOnSomethingNotStoredThrows() throws {
         try open(Note.self)
         XCTAssertThrowsError(try context.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.wordCount)]))) { error in
