@@ -10,9 +10,10 @@ import GRDB
 // writes them (`AttributeCodec.jsonMember`), so that a date or an enum case matches its element.
 
 /// A collection stored as JSON, with its own `count` and `isEmpty`, which a predicate reads as SQL.
+/// (An array's key paths are the ones `_ModelArray` already gives it.)
 protocol _StoredAsJSONCollection {
-    static var _jsonCountKeyPath: AnyKeyPath { get }
-    static var _jsonIsEmptyKeyPath: AnyKeyPath { get }
+    static var _countKeyPath: AnyKeyPath { get }
+    static var _isEmptyKeyPath: AnyKeyPath { get }
     /// The SQL that counts the elements of `json`, which holds such a collection.
     static func _jsonCount(of json: String) -> String
 }
@@ -24,14 +25,11 @@ extension _StoredAsJSONArray {
     static func _jsonCount(of json: String) -> String { "json_array_length(\(json))" }
 }
 
-extension Array: _StoredAsJSONArray {
-    static var _jsonCountKeyPath: AnyKeyPath { \Self.count }
-    static var _jsonIsEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
-}
+extension Array: _StoredAsJSONArray {}
 
 extension Set: _StoredAsJSONArray {
-    static var _jsonCountKeyPath: AnyKeyPath { \Self.count }
-    static var _jsonIsEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    static var _countKeyPath: AnyKeyPath { \Self.count }
+    static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
 }
 
 /// Dictionaries with `String` keys, which `JSONEncoder` writes as JSON objects (with other keys it
@@ -39,8 +37,8 @@ extension Set: _StoredAsJSONArray {
 protocol _StoredAsJSONObject: _StoredAsJSONCollection {}
 
 extension Dictionary: _StoredAsJSONCollection, _StoredAsJSONObject where Key == String {
-    static var _jsonCountKeyPath: AnyKeyPath { \Self.count }
-    static var _jsonIsEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    static var _countKeyPath: AnyKeyPath { \Self.count }
+    static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
     // `json_array_length` is 0 for an object: its members are counted.
     static func _jsonCount(of json: String) -> String { "(SELECT COUNT(*) FROM json_each(\(json)))" }
 }
@@ -53,10 +51,17 @@ extension PredicateTranslation {
         return fragment
     }
 
-    /// Whether some element of `array` passes `test`, with `variable` standing for the element.
-    func anyElement(of array: SQLFragment, variable: PredicateExpressions.VariableID, passes test: Any) throws -> SQLFragment {
+    /// A new alias for `json_each` over an array, with `variable` standing for its element: the
+    /// element's `value`, compared with captured values as JSON members are.
+    private func elementAlias(for variable: PredicateExpressions.VariableID) -> String {
         let alias = newAlias().quotedIdentifier
         bind(variable, to: .value(SQLFragment("\(alias).value"), codec: .jsonMember))
+        return alias
+    }
+
+    /// Whether some element of `array` passes `test`, with `variable` standing for the element.
+    func anyElement(of array: SQLFragment, variable: PredicateExpressions.VariableID, passes test: Any) throws -> SQLFragment {
+        let alias = elementAlias(for: variable)
         let condition = try condition(test)
         return SQLFragment(
             "EXISTS (SELECT 1 FROM json_each(\(array.sql)) AS \(alias) WHERE \(condition.sql))",
@@ -70,8 +75,7 @@ extension PredicateTranslation {
     /// elements (`filter { … }[0]`) depends on it. An object or array element is put back as JSON
     /// (`json_each` gives its text, which `json_group_array` would otherwise quote as a string).
     func elements(of array: SQLFragment, variable: PredicateExpressions.VariableID, passing test: Any) throws -> SQLFragment {
-        let alias = newAlias().quotedIdentifier
-        bind(variable, to: .value(SQLFragment("\(alias).value"), codec: .jsonMember))
+        let alias = elementAlias(for: variable)
         let condition = try condition(test)
         let element = "CASE WHEN \(alias).type IN ('object', 'array') THEN json(\(alias).value) ELSE \(alias).value END"
         return SQLFragment(
@@ -114,8 +118,7 @@ extension PredicateExpressions.CollectionIndexSubscript: SQLTranslatableExpressi
         if case .constant = collection, case .constant = position {
             return .constant(try PredicateTranslation.evaluateWithoutVariables(self))
         }
-        guard Wrapped.Output.self is any _StoredAsJSONArray.Type, Index.Output.self == Int.self,
-              case .value(let array, _) = collection else {
+        guard Index.Output.self == Int.self, let array = translation.storedJSONArray(collection, of: Wrapped.Output.self) else {
             throw translation.unsupported(self, detail: "a subscript is translated on array attributes, by an Int")
         }
         // A position past the end, or before the start, reads NULL, which no comparison passes (where

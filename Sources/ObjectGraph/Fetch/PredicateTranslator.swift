@@ -335,10 +335,10 @@ final class PredicateTranslation {
         }
         if let collection = rootType as? any _StoredAsJSONCollection.Type {
             let count = collection._jsonCount(of: fragment.sql)
-            if keyPath == collection._jsonCountKeyPath {
+            if keyPath == collection._countKeyPath {
                 return .value(SQLFragment(count, fragment.arguments), codec: nil)
             }
-            if keyPath == collection._jsonIsEmptyKeyPath {
+            if keyPath == collection._isEmptyKeyPath {
                 return .condition(SQLFragment("(\(count) = 0)", fragment.arguments))
             }
         }
