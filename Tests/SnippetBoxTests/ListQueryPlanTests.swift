@@ -28,8 +28,8 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
     private func plan(of query: ListQuery, folderKey: PersistentIdentifier? = nil) throws -> String {
         let layout = try container.store.layout(for: Snippet.self)
         let rowQuery = RowQuery(
-            condition: try PredicateTranslator.translate(query.predicate(folderKey: folderKey), layout: layout),
-            orderBy: try RowQuery.orderBy(query.sortDescriptors, layout: layout), limit: query.pageSize, offset: 0)
+            condition: try PredicateTranslator.translate(query.predicate(folderKey: folderKey), layout: layout, store: container.store),
+            orderBy: try RowQuery.orderBy(query.sortDescriptors, layout: layout, store: container.store), limit: query.pageSize, offset: 0)
         let (sql, arguments) = rowQuery.sql(selecting: "\"t0\".\"_pk\"", from: layout)
         return try container.store.writer.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
@@ -80,7 +80,7 @@ final class ListQueryPlanTests: LibraryStoreTestCase {
             var query = ListQuery()
             query.tagMode = .all
             query.tags = order.map(\.uuidString)
-            let arguments = try PredicateTranslator.translate(query.predicate(folderKey: nil), layout: layout).arguments
+            let arguments = try PredicateTranslator.translate(query.predicate(folderKey: nil), layout: layout, store: container.store).arguments
             let tested = arguments.compactMap { UUID.fromDatabaseValue($0) }
             XCTAssertEqual(tested, [order[0], order[1]], "\(order)")
         }

@@ -164,7 +164,7 @@ extension ModelContext {
         let use: ConditionUse = text == nil ? .collectingMatches : .testingRows
         var predicateCondition: SQLFragment?
         if let predicate {
-            let condition = try PredicateTranslator.translate(predicate, layout: layout, use: use)
+            let condition = try PredicateTranslator.translate(predicate, layout: layout, store: store, use: use)
             predicateCondition = condition
             conditions.append(condition.sql)
             arguments += condition.arguments
@@ -181,7 +181,7 @@ extension ModelContext {
                 rowArguments.append(fullTextMatch.match.databaseValue)
             }
             if let predicate {
-                let row = try use == .testingRows ? predicateCondition : PredicateTranslator.translate(predicate, layout: layout)
+                let row = try use == .testingRows ? predicateCondition : PredicateTranslator.translate(predicate, layout: layout, store: store)
                 if let row {
                     rowConditions.append(row.sql)
                     rowArguments += row.arguments

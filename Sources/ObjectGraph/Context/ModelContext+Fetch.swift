@@ -148,7 +148,7 @@ extension ModelContext {
         let query = try rowQuery(for: FetchDescriptor<T>(predicate: predicate), layout: layout, use: .collectingMatches)
         // A save brings the kept count up to date by testing its few rows one at a time.
         return try store.count(layout, condition: query.condition, rowCondition: predicate.map { predicate in
-            { try PredicateTranslator.translate(predicate, layout: layout) }
+            { [store] in try PredicateTranslator.translate(predicate, layout: layout, store: store) }
         })
     }
 
@@ -301,8 +301,8 @@ extension ModelContext {
         for descriptor: FetchDescriptor<T>, layout: EntityLayout, use: ConditionUse = .testingRows
     ) throws -> RowQuery {
         RowQuery(
-            condition: try descriptor.predicate.map { try PredicateTranslator.translate($0, layout: layout, use: use) },
-            orderBy: try RowQuery.orderBy(descriptor.sortBy, layout: layout),
+            condition: try descriptor.predicate.map { try PredicateTranslator.translate($0, layout: layout, store: store, use: use) },
+            orderBy: try RowQuery.orderBy(descriptor.sortBy, layout: layout, store: store),
             limit: descriptor.fetchLimit,
             offset: descriptor.fetchOffset)
     }

@@ -61,7 +61,7 @@ extension ModelContext {
     /// The statement that reads the keys of the saved models that match one part.
     private func keySetQuery<T: PersistentModel>(of part: Predicate<T>?, layout: EntityLayout) throws -> SQLFragment {
         let alias = RowQuery.alias.quotedIdentifier
-        let condition = try part.map { try PredicateTranslator.translate($0, layout: layout, use: .collectingMatches) }
+        let condition = try part.map { try PredicateTranslator.translate($0, layout: layout, store: store, use: .collectingMatches) }
         if let owners = condition?.ownerKeys { return SQLFragment(owners.sql, owners.arguments) }
         let whereClause = condition.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""
         return SQLFragment("SELECT \(alias).\"_pk\" FROM \(layout.name.quotedIdentifier) AS \(alias)\(whereClause)", condition?.arguments ?? [])
@@ -78,7 +78,7 @@ extension ModelContext {
         func upkeep() -> CountUpkeep? {
             var row: SQLFragment?
             if let part {
-                guard let translated = try? PredicateTranslator.translate(part, layout: layout) else { return nil }
+                guard let translated = try? PredicateTranslator.translate(part, layout: layout, store: store) else { return nil }
                 row = translated
             }
             let rowWhere = row.map { $0.sql.isEmpty ? "" : " WHERE \($0.sql)" } ?? ""

@@ -54,7 +54,7 @@ extension ModelContext {
             return SearchResults(hits: [], totalCount: 0)
         }
         let onePhrase = parsedQuery.isOnePhrase
-        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
+        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout, store: store) }
         let weightList = layout.spotlightSlots.map { slot in
             weights.first { layout.slot(for: $0.key) === slot }?.value ?? 1
         }

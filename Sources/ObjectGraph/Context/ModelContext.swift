@@ -177,7 +177,7 @@ public final class ModelContext: Equatable {
             for object in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(object) }
             return
         }
-        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout) }
+        let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout, store: store) }
         for object in registeredAndInsertedModels(of: T.self) where !object.isDeleted {
             if try predicate?.evaluate(object) ?? true { delete(object) }
         }

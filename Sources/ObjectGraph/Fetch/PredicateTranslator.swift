@@ -9,10 +9,12 @@ import GRDB
 /// throws `SwiftDataError.unsupportedPredicate`, naming the node; nothing falls back to filtering
 /// a whole table in memory.
 enum PredicateTranslator {
+    /// `store` is the one the SQL will run on: what its JSON columns hold tells which members of a
+    /// `Codable` value can be read by name (`JSONMemberNames`).
     static func translate<T: PersistentModel>(
-        _ predicate: Predicate<T>, layout: EntityLayout, use: ConditionUse = .testingRows
+        _ predicate: Predicate<T>, layout: EntityLayout, store: SQLiteStore, use: ConditionUse = .testingRows
     ) throws -> SQLFragment {
-        let translation = PredicateTranslation(layout: layout, use: use)
+        let translation = PredicateTranslation(layout: layout, store: store, use: use)
         translation.bind(predicate.variable.key, to: .entity(EntityReference(root: layout)))
         return try translation.condition(predicate.expression)
     }
@@ -81,12 +83,14 @@ enum SQLTerm {
 /// The state of one translation: variables in scope and aliases in use.
 final class PredicateTranslation {
     let rootLayout: EntityLayout
+    let store: SQLiteStore
     let use: ConditionUse
     private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
     private var aliasCounter = 0
 
-    init(layout: EntityLayout, use: ConditionUse = .testingRows) {
+    init(layout: EntityLayout, store: SQLiteStore, use: ConditionUse = .testingRows) {
         self.rootLayout = layout
+        self.store = store
         self.use = use
     }
 
@@ -359,6 +363,9 @@ final class PredicateTranslation {
             throw unsupported(node, detail: "\(keyPath) cannot be read in SQL")
         }
         let name = String(description[description.index(after: dot)...])
+        if let reason = store.reasonMemberIsUnreadable(name, of: rootType) {
+            throw unsupported(node, detail: "\(keyPath) cannot be read in SQL: \(reason)")
+        }
         return .value(
             SQLFragment("json_extract(\(fragment.sql), ?)", fragment.arguments + ["$.\(name)".databaseValue]),
             codec: .jsonMember)

@@ -10,20 +10,24 @@ import Foundation
 /// component reads the same as in the one-component key path of that property, which `@Model`
 /// gives in `schemaMetadata`. Matching those descriptions finds the properties the path goes through.
 enum SortKeyPathResolver {
-    static func orderTerm(for keyPath: AnyKeyPath, in layout: EntityLayout, alias: String = RowQuery.alias) -> String? {
+    /// Nil when the path names no column it can sort on; throws when it names a member of a
+    /// `Codable` value that `store`'s JSON keeps under another key (`JSONMemberNames`).
+    static func orderTerm(
+        for keyPath: AnyKeyPath, in layout: EntityLayout, store: SQLiteStore, alias: String = RowQuery.alias
+    ) throws -> String? {
         if let slot = layout.slot(for: keyPath), slot.isColumn {
             // `@Attribute(.codable)`: its JSON text does not sort as its values do.
             return slot.isOpaqueCodable ? nil : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
         }
         let description = String(describing: keyPath)
-        return resolve(components: description, in: layout, keyExpression: nil, alias: alias, depth: 0)
+        return try resolve(components: description, in: layout, store: store, keyExpression: nil, alias: alias, depth: 0)
     }
 
     /// `path` is a key path description whose root is `layout`'s model; `keyExpression` is the SQL giving
     /// the row's key when the row is reached through a relationship (nil for the query's own row).
     private static func resolve(
-        components path: String, in layout: EntityLayout, keyExpression: String?, alias: String, depth: Int
-    ) -> String? {
+        components path: String, in layout: EntityLayout, store: SQLiteStore, keyExpression: String?, alias: String, depth: Int
+    ) throws -> String? {
         for slot in layout.slots {
             let own = String(describing: slot.keyPath)
             guard path.hasPrefix(own) else { continue }
@@ -37,28 +41,48 @@ enum SortKeyPathResolver {
             let remainder = String(rest.dropFirst())
             if slot.isForeignKey {
                 let destination = layout.mapping(for: slot).destination
-                return resolve(components: "\\\(Schema.entityName(for: destination.modelType)).\(remainder)",
-                               in: destination, keyExpression: column, alias: alias, depth: depth + 1)
+                return try resolve(components: "\\\(Schema.entityName(for: destination.modelType)).\(remainder)",
+                                   in: destination, store: store, keyExpression: column, alias: alias, depth: depth + 1)
             }
             if let raw = rawValueType(of: slot), isSingleComponent(remainder, ofType: raw) {
                 // Enums with a raw value are stored as that raw value: `.rawValue` sorts the column itself.
                 return column
             }
-            if slot.isColumn, !slot.isOpaqueCodable, slot.codec?.storesJSON == true, let member = jsonPath(of: remainder) {
+            if slot.isColumn, !slot.isOpaqueCodable, slot.codec?.storesJSON == true, let members = memberNames(in: remainder) {
                 // A member of a `Codable` value stored as JSON (`\.address.city`): `json_extract` gives
                 // numbers, which sort as numbers (a date is the number `JSONEncoder` writes), and text;
                 // a missing member or a nil value is NULL, first in forward order, as nil sorts.
-                return "json_extract(\(column), '\(member)')"
+                try requireStoredUnderTheirNames(members, of: slot, in: layout, store: store)
+                return "json_extract(\(column), '$.\(members.joined(separator: "."))')"
             }
         }
         return nil
     }
 
-    /// The JSON path of the members `remainder` (`city`, `address.city`, `address?.city`) names, when
-    /// each is a plain stored property: a struct's stored properties are the components a key path
-    /// describes by name. The path is written into the SQL, so only names of letters, digits and
+    /// Follows the members down from the attribute's type, each by the type `JSONMemberNames` saw it
+    /// hold, and throws at the first that stored JSON showed under another key: sorting on it would
+    /// sort on NULL.
+    private static func requireStoredUnderTheirNames(
+        _ members: [String], of slot: PropertySlot, in layout: EntityLayout, store: SQLiteStore
+    ) throws {
+        var type = slot.wrappedValueType
+        for member in members {
+            if let reason = store.reasonMemberIsUnreadable(member, of: type) {
+                throw SwiftDataError(
+                    .unsupportedSortDescriptor,
+                    "cannot sort \(layout.name) by \(([slot.name] + members).joined(separator: ".")): \(reason)",
+                    entity: layout.name)
+            }
+            guard let next = JSONMemberNames.shared.memberType(member, of: type) else { return }
+            type = next
+        }
+    }
+
+    /// The members `remainder` (`city`, `address.city`, `address?.city`) names, when each is a plain
+    /// stored property: a struct's stored properties are the components a key path describes by
+    /// name. They are written into the SQL as a JSON path, so only names of letters, digits and
     /// underscores are taken.
-    private static func jsonPath(of remainder: String) -> String? {
+    private static func memberNames(in remainder: String) -> [String]? {
         let names = remainder.split(separator: ".", omittingEmptySubsequences: false).map { name in
             name.hasSuffix("?") ? name.dropLast() : name
         }
@@ -67,7 +91,7 @@ enum SortKeyPathResolver {
             return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
         }
         guard !names.isEmpty, names.allSatisfy(isName) else { return nil }
-        return "$." + names.joined(separator: ".")
+        return names.map(String.init)
     }
 
     private static func columnExpression(

@@ -142,14 +142,19 @@ struct AttributeCodec: @unchecked Sendable {
     /// `decodedValues` keeps the values decoded from short texts. Only for plain-data types (no
     /// references, so a kept value cannot be changed through another copy): many rows hold the
     /// same few values (a tag's colour), and `JSONDecoder` took a thirtieth of the list page's time.
+    ///
+    /// The first few values it encodes show `JSONMemberNames` which members the type's JSON keeps
+    /// under their own names, which SQL reads them by.
     static func jsonCodec<T: Codable>(_ type: T.Type, keeping decodedValues: DecodedValues?) -> AttributeCodec {
-        AttributeCodec(
+        let memberNames = JSONMemberNameLearning()
+        return AttributeCodec(
             columnType: "TEXT",
             isOptional: false,
             encode: { value in
                 guard let typed = ModelStorage.unboxed(value, as: T.self) else { throw SwiftDataError.valueTypeMismatch(expected: T.self, found: value) }
-                let data = try JSONCoding.encoder.encode(typed)
-                return String(decoding: data, as: UTF8.self).databaseValue
+                let text = String(decoding: try JSONCoding.encoder.encode(typed), as: UTF8.self)
+                memberNames.show(typed, json: text)
+                return text.databaseValue
             },
             decode: { stored in
                 guard let text = String.fromDatabaseValue(stored) else {

@@ -88,10 +88,12 @@ struct RowQuery {
     }
 
     /// Translates sort descriptors to ORDER BY terms: attributes, enum raw values and to-one paths.
-    static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], layout: EntityLayout) throws -> [String] {
+    static func orderBy<T: PersistentModel>(
+        _ descriptors: [SortDescriptor<T>], layout: EntityLayout, store: SQLiteStore
+    ) throws -> [String] {
         try descriptors.map { descriptor in
             guard let keyPath = descriptor.keyPath,
-                  let term = SortKeyPathResolver.orderTerm(for: keyPath, in: layout) else {
+                  let term = try SortKeyPathResolver.orderTerm(for: keyPath, in: layout, store: store) else {
                 throw SwiftDataError(
                     .unsupportedSortDescriptor,
                     "cannot sort \(layout.name) by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "

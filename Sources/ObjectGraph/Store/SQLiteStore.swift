@@ -161,6 +161,9 @@ final class SQLiteStore: @unchecked Sendable {
     private let deletedRows = LockedValue<[String: Int]>([:])
     var deletedRowCounts: [String: Int] { deletedRows.withLock { $0 } }
 
+    /// Whether `learnStoredMemberNames` has read this store's JSON columns.
+    let storedMemberNamesLearned = LockedValue(false)
+
     func layout<T: PersistentModel>(for type: T.Type) throws -> EntityLayout {
         try layout(named: Schema.entityName(for: type))
     }

@@ -14,7 +14,7 @@ class PredicateTestCase: StoreTestCase {
     }
 
     func sql<T: PersistentModel>(_ predicate: Predicate<T>) throws -> String {
-        try PredicateTranslator.translate(predicate, layout: container.store.layout(for: T.self)).sql
+        try PredicateTranslator.translate(predicate, layout: container.store.layout(for: T.self), store: container.store).sql
     }
 
     /// Asserts the SQL snapshot, then that SQL and in-memory evaluation select the same models, named by `label`.

@@ -7,7 +7,7 @@ import XCTest
 final class QueryPlanTests: PredicateTestCase {
     private func plan<T: PersistentModel>(_ predicate: Predicate<T>) throws -> String {
         let layout = try container.store.layout(for: T.self)
-        let query = RowQuery(condition: try PredicateTranslator.translate(predicate, layout: layout))
+        let query = RowQuery(condition: try PredicateTranslator.translate(predicate, layout: layout, store: container.store))
         let (sql, arguments) = query.sql(selecting: SQLiteStore.selectList(layout), from: layout)
         return try queryPlan(of: sql, arguments: arguments, in: container.store.writer)
     }
@@ -40,7 +40,7 @@ final class QueryPlanTests: PredicateTestCase {
         try context.save()
         let predicate = #Predicate<SnippetItem> { $0.tags.contains { $0.name == "rare" } }
         let layout = try container.store.layout(for: SnippetItem.self)
-        let condition = try PredicateTranslator.translate(predicate, layout: layout, use: .collectingMatches)
+        let condition = try PredicateTranslator.translate(predicate, layout: layout, store: container.store, use: .collectingMatches)
         let countSQL = #"SELECT COUNT(*) FROM "SnippetItem" AS "t0" WHERE "# + condition.sql
         let detail = try queryPlan(of: countSQL, arguments: condition.arguments, in: container.store.writer)
         // The tag's join rows are a list made once for the statement, not a subquery run for every item.

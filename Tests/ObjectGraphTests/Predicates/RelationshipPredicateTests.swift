@@ -89,7 +89,7 @@ final class RelationshipPredicateTests: PredicateTestCase {
                             sql: #"EXISTS (SELECT 1 FROM "_SnippetItem_tags" AS "t2" WHERE "t2"."source" = "t0"."_pk" AND "t2"."destination" IN (SELECT "t1"."_pk" FROM "SnippetTag" AS "t1" WHERE ("t1"."name" IN (?, ?))))"#,
                             selects: ["save", "query"], label: \.title)
         let layout = try container.store.layout(for: SnippetItem.self)
-        XCTAssertEqual(try PredicateTranslator.translate(predicate, layout: layout, use: .collectingMatches).sql,
+        XCTAssertEqual(try PredicateTranslator.translate(predicate, layout: layout, store: container.store, use: .collectingMatches).sql,
                        #"("t0"."_pk" IN (SELECT "t2"."source" FROM "_SnippetItem_tags" AS "t2" WHERE "t2"."destination" IN (SELECT "t1"."_pk" FROM "SnippetTag" AS "t1" WHERE ("t1"."name" IN (?, ?)))))"#)
 
         // Negated, and two tags that must both be there: counts and counts per group agree with the models.
@@ -108,7 +108,7 @@ final class RelationshipPredicateTests: PredicateTestCase {
 
         // A condition that may pass many tags, or a to-many reached through a to-one, keeps the lookup per row.
         XCTAssertTrue(try PredicateTranslator.translate(#Predicate<SnippetItem> { $0.tags.contains { $0.name != "sql" } },
-                                                        layout: layout, use: .collectingMatches).sql.hasPrefix("EXISTS"))
+                                                        layout: layout, store: container.store, use: .collectingMatches).sql.hasPrefix("EXISTS"))
     }
 
     func testTheOtherSideOfRelationships() throws {
