@@ -150,16 +150,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // it declares, while the class itself is left nonisolated (it is declared not `Sendable`, below):
         // nothing but the main actor could then use the model as a `PersistentModel`, the library's
         // own code included. So the extensions are `nonisolated`, which in any other module they are
-        // anyway. A class marked `@MainActor` has main-actor members, `init(backingData:)` and
-        // `schemaMetadata` among them, so its conformance is isolated to the main actor (SE-0470): the
-        // model is used on the main actor only, as its isolation says.
-        let isMainActor = classDecl.attributes.contains {
-            $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription.hasSuffix("MainActor") == true
-        }
+        // anyway. A class isolated to a global actor (`@MainActor`, or one of the program's own) has
+        // members isolated to it, `init(backingData:)` and `schemaMetadata` among them, so its
+        // conformance is isolated to that actor (SE-0470): the model is used there only, as its
+        // isolation says.
+        let globalActor = globalActorAttribute(of: classDecl)
         // The compiler lists the conformances the type still lacks, spelled as in the macro's declaration.
         let missing = Set(protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" })
         let conformances = [
-            ("PersistentModel", isMainActor ? "@MainActor ObjectGraph.PersistentModel" : "ObjectGraph.PersistentModel"),
+            ("PersistentModel", globalActor.map { "@\($0) ObjectGraph.PersistentModel" } ?? "ObjectGraph.PersistentModel"),
             ("Observable", "ObjectGraph._ObjectGraphObservable"),
         ]
         var extensions = try conformances.filter { missing.contains($0.0) }.map { _, qualified in
@@ -173,6 +172,21 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """))
         }
         return extensions
+    }
+
+    /// The name of the global actor a class is isolated to, as its attribute spells it. A macro sees
+    /// names, not declarations: a global actor is told by the convention its name ends in "Actor"
+    /// (`MainActor`, `DatabaseActor`), which no attribute a class may otherwise carry follows but
+    /// `@globalActor` and `@ModelActor`, which a model class is not.
+    private static func globalActorAttribute(of classDecl: ClassDeclSyntax) -> String? {
+        for element in classDecl.attributes {
+            guard let attribute = element.as(AttributeSyntax.self), attribute.arguments == nil else { continue }
+            let name = attribute.attributeName.trimmedDescription
+            let lastComponent = name.split(separator: ".").last.map(String.init) ?? name
+            guard lastComponent.hasSuffix("Actor"), lastComponent != "globalActor", lastComponent != "ModelActor" else { continue }
+            return name
+        }
+        return nil
     }
 
     private static func literal(_ text: String) -> String {

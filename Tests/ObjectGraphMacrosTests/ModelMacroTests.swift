@@ -193,6 +193,37 @@ final class ModelMacroTests: XCTestCase {
         )
     }
 
+    /// A class isolated to a global actor of the program's own conforms on that actor, as a
+    /// main-actor class does on the main actor; other attributes leave the conformance nonisolated.
+    func testGlobalActorClassConformsToPersistentModelOnItsActor() {
+        let plain = expandedModel("Ledger", declaration: "@Storage.LedgerActor\nfinal class Ledger", members: "", metadata: [], initializer: [])
+        let isolated = plain.replacingOccurrences(
+            of: "nonisolated extension Ledger: ObjectGraph.PersistentModel",
+            with: "nonisolated extension Ledger: @Storage.LedgerActor ObjectGraph.PersistentModel")
+        XCTAssertNotEqual(isolated, plain)
+        assertMacroExpansion(
+            """
+            @Storage.LedgerActor
+            @Model final class Ledger {
+            }
+            """,
+            expandedSource: isolated,
+            macroSpecs: testMacroSpecs
+        )
+        let unisolated = expandedModel(
+            "Ledger", declaration: "@available(macOS 14, *) @preconcurrency\nfinal class Ledger", members: "", metadata: [], initializer: [])
+        XCTAssertTrue(unisolated.contains("nonisolated extension Ledger: ObjectGraph.PersistentModel"))
+        assertMacroExpansion(
+            """
+            @available(macOS 14, *) @preconcurrency
+            @Model final class Ledger {
+            }
+            """,
+            expandedSource: unisolated,
+            macroSpecs: testMacroSpecs
+        )
+    }
+
     // MARK: - Access level
 
     func testPublicClassGetsPublicMembers() {
