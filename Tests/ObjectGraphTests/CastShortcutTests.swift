@@ -37,6 +37,37 @@ final class CastShortcutTests: XCTestCase {
         XCTAssertTrue(opened?.first === tags.first)
     }
 
+    private class Shape { let sides: Int; init(sides: Int) { self.sides = sides } }
+    private final class Square: Shape { init() { super.init(sides: 4) } }
+    private struct Wide { var a = 1, b = 2, c = 3, d = 4, e = 5 }
+    private protocol Named { var name: String { get } }
+    private struct Label: Named { let name: String }
+
+    /// `isBoxed` reads the type an `Any` was made with from the box: it must agree with `type(of:)` for
+    /// values held in the box (small) and out of it (larger than three words), optionals, arrays and
+    /// values that were in another existential first; for a class instance boxed as its superclass it
+    /// names the superclass, and `unboxed` then still answers as the cast does.
+    func testTheTypeInTheBoxIsTheTypeTheValueWasBoxedAs() {
+        let values: [Any] = [
+            "text", 42, Date(timeIntervalSince1970: 1), Wide(), Optional("x") as Any, Optional<Int>.none as Any,
+            [1, 2, 3], ["k": Wide()], Label(name: "a") as any Named, UnsetValue(), ToManyFault(), Recipe(name: "Soup"),
+        ]
+        for value in values {
+            XCTAssertTrue(ModelStorage.isBoxed(value, as: type(of: value)), "\(type(of: value))")
+            XCTAssertFalse(ModelStorage.isBoxed(value, as: Shape.self), "\(type(of: value))")
+        }
+        XCTAssertTrue(ModelStorage.isBoxed(Label(name: "a") as any Named as Any, as: Label.self), "the inner box is opened")
+        XCTAssertFalse(ModelStorage.holds(Optional(UnsetValue()) as Any, UnsetValue.self), "an optional marker is not the marker")
+
+        let square: Shape = Square()
+        let boxed: Any = square
+        XCTAssertTrue(ModelStorage.isBoxed(boxed, as: Shape.self), "boxed as its superclass")
+        XCTAssertFalse(ModelStorage.isBoxed(boxed, as: Square.self))
+        XCTAssertTrue(ModelStorage.unboxed(boxed, as: Square.self) === square, "the cast finds its own class")
+        XCTAssertEqual(ModelStorage.unboxed(boxed, as: Shape.self)?.sides, 4)
+        XCTAssertEqual(ModelStorage.unboxed(Wide() as Any, as: Wide.self)?.e, 5, "a value held out of the box")
+    }
+
     /// Appending to a loaded to-many in place: a model of exactly the element class, and the slot's
     /// array, optional or not; a value of another type is left alone.
     func testAppendingToAnArrayHeldInAnAny() {

@@ -688,7 +688,7 @@ extension Array: _ModelArray {
         // generic over the element type, is handed; the other cases are in functions of their own,
         // since naming `[Element]` or `Element?` here had the runtime look up their metadata on every
         // call (650 of the 2,500 instructions an append took).
-        guard ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self), type(of: value) == self else {
+        guard ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self), ModelStorage.isBoxed(value, as: self) else {
             return appendConverting(model, toArrayIn: &value, asOptional: asOptional)
         }
         var array = ModelStorage.sameTypeValue(value, as: self)

@@ -381,7 +381,7 @@ extension ModelStorage {
     /// the value with casts to concrete types: the general path below casts to protocols and bridges
     /// every element, and saving a large graph called it for every relationship of every model.
     static func models(in value: Any, of slot: PropertySlot) -> [AnyObject] {
-        if let form = slot.relationshipForm, type(of: value) == slot.valueType {
+        if let form = slot.relationshipForm, isBoxed(value, as: slot.valueType) {
             return form.models(inValueOfDeclaredType: value)
         }
         if let destination = slot.destinationType { return destination._relatedObjects(in: value) }
@@ -391,7 +391,7 @@ extension ModelStorage {
     /// `models(in:of:).first`, without the array where the value is of the declared type: a new
     /// snippet's folder was listed in an array of one for every save (0.3% of inserting snippets).
     static func firstModel(in value: Any, of slot: PropertySlot) -> AnyObject? {
-        if let form = slot.relationshipForm, type(of: value) == slot.valueType {
+        if let form = slot.relationshipForm, isBoxed(value, as: slot.valueType) {
             return form.firstModel(inValueOfDeclaredType: value)
         }
         return models(in: value, of: slot).first
