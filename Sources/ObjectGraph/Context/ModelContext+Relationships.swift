@@ -252,19 +252,19 @@ extension ModelContext {
                 let hasSizeLimit = (relationship.minimumModelCount ?? 0) > 0 || (relationship.maximumModelCount ?? 0) > 0
                 // Only a required to-one and a sized to-many have something to check: the related
                 // models of the others are not listed, which for a new folder of thousands cost a copy.
-                guard relationship.isToOneRelationship ? !isOptional : hasSizeLimit else { continue }
+                guard slot.isForeignKey ? !isOptional : hasSizeLimit else { continue }
                 // A relationship with a size limit is loaded to count it when models joined or left it unloaded.
                 if storage.pendingMembership(at: slot.index) != nil, hasSizeLimit {
                     _ = storage.relatedModels(at: slot.index)
                 }
                 guard let related = storage.loadedRelatedModels(at: slot.index) else { continue }
-                if relationship.isToOneRelationship && !isOptional && related.isEmpty {
+                if slot.isForeignKey && !isOptional && related.isEmpty {
                     throw SwiftDataError(
                         .modelValidationFailure,
                         "\(storage.layout.name).\(slot.name) is required but has no \(relationship.destination)",
                         entity: storage.layout.name, property: slot.name)
                 }
-                guard !relationship.isToOneRelationship, !(isOptional && ModelStorage.holds(storage.values[slot.index], UnsetValue.self)) else { continue }
+                guard !slot.isForeignKey, !(isOptional && ModelStorage.holds(storage.values[slot.index], UnsetValue.self)) else { continue }
                 if let minimum = relationship.minimumModelCount, minimum > 0, related.count < minimum {
                     throw SwiftDataError(
                         .modelValidationFailure,
@@ -288,7 +288,9 @@ extension ModelContext {
         var state: [ObjectIdentifier: Bool] = [:]
         var ordered: [any PersistentModel] = []
         ordered.reserveCapacity(models.count)
-        func visit(_ model: any PersistentModel) {
+        // The state and the order are passed in, not captured: a local variable a nested function
+        // captures is boxed, and every access to it checked at run time (four a model saved).
+        func visit(_ model: any PersistentModel, state: inout [ObjectIdentifier: Bool], ordered: inout [any PersistentModel]) {
             let key = ObjectIdentifier(model)
             guard state[key] == nil else { return }
             state[key] = false
@@ -296,12 +298,12 @@ extension ModelContext {
             for slot in storage.layout.foreignKeySlots {
                 guard let target = storage.loadedFirstRelatedModel(at: slot.index).flatMap(slot.relatedModel),
                       inserted[ObjectIdentifier(target)] != nil else { continue }
-                visit(target)
+                visit(target, state: &state, ordered: &ordered)
             }
             state[key] = true
             ordered.append(model)
         }
-        models.forEach(visit)
+        for model in models { visit(model, state: &state, ordered: &ordered) }
         return ordered
     }
 

@@ -19,10 +19,26 @@ public final class ModelContext: Equatable {
     let store: SQLiteStore
 
     /// The identity map: every model this context fetched or saved, by row.
+    #if DEBUG
     var registered: [PersistentIdentifier: any PersistentModel] = [:]
+    #else
+    @exclusivity(unchecked) var registered: [PersistentIdentifier: any PersistentModel] = [:]
+    #endif
+    #if DEBUG
     var inserted: [ObjectIdentifier: any PersistentModel] = [:]
+    #else
+    @exclusivity(unchecked) var inserted: [ObjectIdentifier: any PersistentModel] = [:]
+    #endif
+    #if DEBUG
     var insertionOrder: [ObjectIdentifier] = []
+    #else
+    @exclusivity(unchecked) var insertionOrder: [ObjectIdentifier] = []
+    #endif
+    #if DEBUG
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    #else
+    @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    #endif
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var pendingBatchDeletes: [BatchDelete] = []
     /// The saved rows, by entity name, that a pending `delete(model:where:)` matched when it was asked
@@ -57,7 +73,11 @@ public final class ModelContext: Equatable {
     }
     private let editingStateID = UUID()
     /// The results observers fetching in this context, told of each pending change.
+    #if DEBUG
     private var pendingChangeObservers: [WeakPendingChangeObserver] = []
+    #else
+    @exclusivity(unchecked) private var pendingChangeObservers: [WeakPendingChangeObserver] = []
+    #endif
     private var autosaveScheduled = false
     private let isMainContext: Bool
 

@@ -77,8 +77,11 @@ final class PropertySlot: @unchecked Sendable {
     /// Whether the attribute has a column of its own in the entity's table.
     var isColumn: Bool { codec != nil }
     /// A to-one relationship: stored as the related row's key, in a column of this entity's table.
-    var isForeignKey: Bool { relationship?.isToOneRelationship ?? false }
-    var isToMany: Bool { relationship.map { !$0.isToOneRelationship } ?? false }
+    /// Both read the slot's own `relationshipForm`, set with the relationship's `isToOneRelationship`
+    /// and never changed: reading that class's variable had the runtime check the access, at every
+    /// relationship write and save.
+    var isForeignKey: Bool { relationshipForm?.isToOne ?? false }
+    var isToMany: Bool { relationshipForm.map { !$0.isToOne } ?? false }
     /// A unique attribute, or a to-one relationship marked `@Relationship(.unique)` (SwiftData allows
     /// both): its column has a unique index, and an insert that matches a saved row takes it over.
     var isUnique: Bool { attribute?.isUnique ?? (relationship.map { $0.isToOneRelationship && $0.isUnique } ?? false) }
@@ -161,6 +164,13 @@ struct RelationshipShape {
 /// a tenth of inserting a snippet with its folder and tags.
 enum RelationshipForm {
     case one, optionalOne, many, optionalMany
+
+    var isToOne: Bool {
+        switch self {
+        case .one, .optionalOne: true
+        case .many, .optionalMany: false
+        }
+    }
 
     init(isToMany: Bool, isOptional: Bool) {
         switch (isToMany, isOptional) {

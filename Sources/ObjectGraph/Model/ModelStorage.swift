@@ -117,19 +117,27 @@ class ModelStorage {
     var committedRow: [DatabaseValue]?
     /// Names of the files that hold this row's external-storage values, by slot, as last committed.
     var committedExternalFiles: [Int: String] = [:]
+    #if DEBUG
     var primaryKey: Int64?
+    #else
+    @exclusivity(unchecked) var primaryKey: Int64?
+    #endif
     /// The row's `_version` when it was last read or saved by this storage's context.
     var version: Int64 = 1
     var storeIdentifier: String?
     private var temporaryKey: UUID?
-    weak var context: ModelContext? {
-        didSet {
-            belongsToContext = context != nil
-            if hasHeldRelatedModels {
-                context?.mayHoldRelatedModels = true
-            } else if belongsToContext, !valuesHoldNoRelatedModels, !layout.relationshipSlots.isEmpty {
-                noteRelatedModels()
-            }
+    #if DEBUG
+    weak var context: ModelContext? { didSet { contextDidChange() } }
+    #else
+    @exclusivity(unchecked) weak var context: ModelContext? { didSet { contextDidChange() } }
+    #endif
+
+    private func contextDidChange() {
+        belongsToContext = context != nil
+        if hasHeldRelatedModels {
+            context?.mayHoldRelatedModels = true
+        } else if belongsToContext, !valuesHoldNoRelatedModels, !layout.relationshipSlots.isEmpty {
+            noteRelatedModels()
         }
     }
     /// Whether `context` was set last to a context, read where loading the weak reference would cost
@@ -145,14 +153,20 @@ class ModelStorage {
     /// strongly. `unowned`, not `weak`: a weakly referenced object keeps its reference counts in a
     /// side table, and every retain and release of every model then took the runtime's slow path,
     /// a fifth of inserting and reading rows.
-    private unowned var owner: AnyObject? {
-        didSet { hasModel = owner != nil }
-    }
+    #if DEBUG
+    private unowned var owner: AnyObject? { didSet { hasModel = owner != nil } }
+    #else
+    @exclusivity(unchecked) private unowned var owner: AnyObject? { didSet { hasModel = owner != nil } }
+    #endif
     /// The models that read and write this storage when there are several: a model merged into another
     /// by a unique value shares that one's storage (`shareBackingData(with:)`), and either may go
     /// first, so the storage can outlive any one of them. Weak, for those few models alone: reading
     /// the unowned `owner` after it went would trap.
+    #if DEBUG
     private var sharingModels: [WeakModel]?
+    #else
+    @exclusivity(unchecked) private var sharingModels: [WeakModel]?
+    #endif
 
     /// The model this storage belongs to: its owner, or the first of the models sharing it still alive.
     var model: AnyObject? {
@@ -185,8 +199,16 @@ class ModelStorage {
     }
     /// Whether `model` is set. Every property read asks (`adopt`), and reading an `unowned` reference
     /// to compare it with nil takes and drops a strong reference: more than the rest of the read.
+    #if DEBUG
     private(set) var hasModel = false
+    #else
+    @exclusivity(unchecked) private(set) var hasModel = false
+    #endif
+    #if DEBUG
     var isDeleted = false
+    #else
+    @exclusivity(unchecked) var isDeleted = false
+    #endif
     /// Set when this model's row was found gone while its values were wanted (see `EmptyValue`):
     /// a property with no value in memory then reads as its type's empty value.
     var rowIsGone = false

@@ -759,8 +759,12 @@ final class SQLiteStore: @unchecked Sendable {
                 // The writer side's rows first (upserts keep the other side's positions), then the other side's order.
                 // New owners have no rows yet: theirs are inserted together, one statement per join table.
                 var newOwnersRows = ByJoinTable<(table: RelationshipMapping.JoinTable, rows: [JoinRow])>()
+                // The inserts are done: the functions below read constants, not the variables, whose
+                // every read from a nested function the runtime checks.
+                let insertsThatTookOver = tookOverRows
+                let keysTakenOver = takenOverKeys
                 func isNewRow(_ storage: ModelStorage) -> Bool {
-                    storage.primaryKey == nil && !tookOverRows.contains(ObjectIdentifier(storage))
+                    storage.primaryKey == nil && !insertsThatTookOver.contains(ObjectIdentifier(storage))
                 }
                 // A new owner on the other side whose members are all new writers has all its rows made
                 // by those writers' insert below: each row gets its place in that owner's order there,
@@ -780,7 +784,7 @@ final class SQLiteStore: @unchecked Sendable {
                 /// insert now decides (its side of a join table) lose to the insert's, as its edits do.
                 func wasTakenOver(_ storage: ModelStorage) -> Bool {
                     guard let key = storage.primaryKey else { return false }
-                    return takenOverKeys[storage.layout.name]?.contains(key) == true
+                    return keysTakenOver[storage.layout.name]?.contains(key) == true
                 }
                 func apply(_ write: SaveRequest.JoinWrite) throws {
                     guard let ownerKey = key(of: write.owner) else { return }
@@ -801,7 +805,7 @@ final class SQLiteStore: @unchecked Sendable {
                         }
                         result.joinedKeys[ObjectIdentifier(write.owner), default: []].append((write.slotIndex, targetKeys))
                     case .adjust(var added, var removed):
-                        if !write.table.isWriter && !takenOverKeys.isEmpty {
+                        if !write.table.isWriter && !keysTakenOver.isEmpty {
                             added.removeAll(where: wasTakenOver)
                             removed.removeAll(where: wasTakenOver)
                         }
