@@ -310,6 +310,32 @@ final class UniqueAttributeTests: StoreTestCase {
         XCTAssertEqual(try storedLabels(), ["a=0", "b=2", "z=1"])
     }
 
+    /// Two pending inserts with one unique UUID are one model before the save (the later one's values),
+    /// and a third with another UUID stays apart: the UUID is compared as it is, not encoded.
+    func testPendingInsertsWithTheSameUniqueUUIDAreMerged() throws {
+        let shared = UUID()
+        let context = ModelContext(try makeContainer(Ticket.self))
+        let first = Ticket(id: shared, subject: "first")
+        let other = Ticket(id: UUID(), subject: "other")
+        let second = Ticket(id: shared, subject: "second")
+        [first, other, second].forEach(context.insert)
+        try context.save()
+        XCTAssertEqual(first.subject, "second", "the earlier insert took the later one's values")
+        XCTAssertEqual(first.persistentModelID, second.persistentModelID)
+        XCTAssertNotEqual(first.persistentModelID, other.persistentModelID)
+        XCTAssertEqual(try rawRows("SELECT subject FROM Ticket ORDER BY subject").map { $0["subject"] as String }, ["other", "second"])
+        // Merged before the save: two rows inserted. Had the two gone to the store apart, the second
+        // would have met the first's row there and taken it over, an update.
+        let changes = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).flatMap(\.changes)
+        XCTAssertEqual(changes.map { change -> String in
+            switch change {
+            case .insert: "insert"
+            case .update: "update"
+            case .delete: "delete"
+            }
+        }, ["insert", "insert"])
+    }
+
     func testAUniqueAttributeNamedIDUpserts() throws {
         let id = UUID()
         let context = ModelContext(try makeContainer(Ticket.self))

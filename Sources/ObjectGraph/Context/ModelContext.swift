@@ -550,11 +550,19 @@ public final class ModelContext: Equatable {
     /// or by identity while it has none). Nil for none (nil never collides, as in SQLite).
     private enum PendingUniqueValue: Hashable {
         case column(DatabaseValue)
+        /// A `UUID` as it is, which its column stores byte for byte: encoding it made a `Data` to hash
+        /// and free for every insert (a unique UUID per snippet).
+        case uuid(UUID)
         case newModel(ObjectIdentifier)
 
         init?(of storage: ModelStorage, at slot: PropertySlot) {
+            let value = storage.values[slot.index]
+            if ModelStorage.isBoxed(value, as: UUID.self) {
+                self = .uuid(ModelStorage.sameTypeValue(value, as: UUID.self))
+                return
+            }
             if let codec = slot.codec {
-                guard let encoded = try? codec.encode(storage.values[slot.index]), encoded != .null else { return nil }
+                guard let encoded = try? codec.encode(value), encoded != .null else { return nil }
                 self = .column(encoded)
                 return
             }
