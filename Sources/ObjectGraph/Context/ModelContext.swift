@@ -18,6 +18,11 @@ public final class ModelContext: Equatable {
     private unowned let containerReference: ModelContainer
     let store: SQLiteStore
 
+    // The identity map and the pending inserts and changes are unchecked in release builds, as a
+    // storage's values are (see `ModelStorage.values`): a context is used on one thread at a time
+    // (it is not `Sendable`), only its own methods touch them, and none calls out while changing
+    // one. Every insert and save reads them; debug builds, which the tests run, keep the checks.
+
     /// The identity map: every model this context fetched or saved, by row.
     #if DEBUG
     var registered: [PersistentIdentifier: any PersistentModel] = [:]
