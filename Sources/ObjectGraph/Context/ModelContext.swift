@@ -454,7 +454,7 @@ public final class ModelContext: Equatable {
     /// relationships to models that have no key yet.
     struct EncodedRow {
         var values: [DatabaseValue]
-        var pendingReferences: [Int: ModelStorage] = [:]
+        var pendingReferences = SlotMap<ModelStorage>()
     }
 
     func encodeRow(of storage: ModelStorage) throws -> EncodedRow {
@@ -591,6 +591,8 @@ public final class ModelContext: Equatable {
             storage.dirtyRelationships.removeAll()
         }
         var merges: [UniqueMerge] = []
+        // Grown once for the new rows, not by doubling (and rehashing every key) as they are registered.
+        registered.reserveCapacity(registered.count + request.inserts.count)
         for (insert, outcome) in zip(request.inserts, result.insertOutcomes) {
             let storage = insert.storage
             switch outcome {

@@ -223,7 +223,7 @@ class ModelStorage {
     /// Set when a pending insert collided with another model on a unique attribute and was merged into it.
     weak var mergedInto: ModelStorage?
     /// The keys of the related rows of each loaded to-many relationship, as last read or saved.
-    var committedToMany: [Int: [Int64]] = [:]
+    var committedToMany = SlotMap<[Int64]>()
     /// Relationship slots changed since the last save.
     #if DEBUG
     var dirtyRelationships = SlotSet()

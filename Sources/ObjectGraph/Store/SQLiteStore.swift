@@ -452,7 +452,7 @@ final class SQLiteStore: @unchecked Sendable {
         var committed = row.valuesBySlot
         // A new storage (most fills) has nothing to clear: writing a property costs an access check.
         if !storage.committedExternalFiles.isEmpty { storage.committedExternalFiles = [:] }
-        if !storage.committedToMany.isEmpty { storage.committedToMany = [:] }
+        if !storage.committedToMany.isEmpty { storage.committedToMany = SlotMap() }
         var values = storage.values
         storage.values = []
         if values.count != layout.slots.count { values = layout.unsetValues }

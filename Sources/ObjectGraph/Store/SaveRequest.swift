@@ -8,7 +8,7 @@ struct SaveRequest {
         /// Column values by slot, external-storage values still inline.
         let row: [DatabaseValue]
         /// To-one relationships to models saved in the same transaction, whose keys are not known yet.
-        let pendingReferences: [Int: ModelStorage]
+        let pendingReferences: SlotMap<ModelStorage>
 
         func externalFiles(in result: SaveResult) -> [Int: String] {
             result.externalFileNames[ObjectIdentifier(storage)] ?? [:]
@@ -19,7 +19,7 @@ struct SaveRequest {
         let storage: ModelStorage
         let row: [DatabaseValue]
         let changedSlots: [Int]
-        let pendingReferences: [Int: ModelStorage]
+        let pendingReferences: SlotMap<ModelStorage>
     }
 
     /// Writes one model's rows in a join table.
