@@ -62,10 +62,9 @@ final class JSONMemberNames: @unchecked Sendable {
     /// `String`-keyed dictionaries by key. Sets (whose order differs from run to run), enums and
     /// tuples are not walked: no key path reaches their members by a stored name.
     private func walk(_ value: Any, _ json: Any, into findings: inout Findings) {
+        guard let value = Self.opened(value) else { return }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
-        case .optional:
-            if let wrapped = mirror.children.first?.value { walk(wrapped, json, into: &findings) }
         case .struct, .class:
             let object = json as? [String: Any]
             let type = ObjectIdentifier(Swift.type(of: value))

@@ -84,7 +84,7 @@ final class PropertySlot: @unchecked Sendable {
     var isToMany: Bool { relationshipForm.map { !$0.isToOne } ?? false }
     /// A unique attribute, or a to-one relationship marked `@Relationship(.unique)` (SwiftData allows
     /// both): its column has a unique index, and an insert that matches a saved row takes it over.
-    var isUnique: Bool { attribute?.isUnique ?? (relationship.map { $0.isToOneRelationship && $0.isUnique } ?? false) }
+    var isUnique: Bool { attribute?.isUnique ?? (isForeignKey && relationship?.isUnique == true) }
     var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
     /// `@Attribute(.codable)`: stored as JSON text that predicates and sorts do not read.
     var isOpaqueCodable: Bool { attribute?.isOpaqueCodable ?? false }
