@@ -162,18 +162,28 @@ extension PredicateTranslation {
         guard dictionaryType is any _StoredAsJSONObject.Type, case .value(let object, _) = dictionary else {
             throw unsupported(node, detail: "a key subscript is translated on dictionary attributes with String keys")
         }
-        // The key is quoted in the path, so that any text is one key (a dot or a bracket in it too);
-        // SQLite's paths have no escape for a double quote, so a key holding one cannot be read.
-        let path: SQLFragment
-        if case .constant(let constant) = keyTerm {
-            guard let text = constant as? String, !text.contains("\"") else {
-                throw unsupported(node, detail: "a dictionary key holding a double quote cannot be read in SQL")
-            }
-            path = SQLFragment("?", ["$.\"\(text)\"".databaseValue])
-        } else {
-            let (keySQL, _) = try value(of: keyTerm, from: key)
-            path = SQLFragment("('$.\"' || \(keySQL.sql) || '\"')", keySQL.arguments)
+        // A JSON path's quoted key is compared with the key as the stored text writes it, escapes and
+        // all, and `JSONEncoder` escapes a quote, a backslash, `/` and control characters: such a key
+        // read by its path matched nothing. It is looked up among the object's members instead, whose
+        // keys `json_each` reads unescaped, as is a key read from a column, which may hold anything.
+        // Other keys keep the path (quoted, so that a dot or a bracket in one is part of the key),
+        // which reads one value without walking the object.
+        func member(matching key: SQLFragment) -> SQLTerm {
+            .value(SQLFragment("(SELECT \"value\" FROM json_each(\(object.sql)) WHERE \"key\" = \(key.sql))",
+                               object.arguments + key.arguments), codec: .jsonMember)
         }
+        guard case .constant(let constant) = keyTerm else { return member(matching: try value(of: keyTerm, from: key).0) }
+        guard let text = constant as? String else {
+            throw unsupported(node, detail: "a key subscript is translated on dictionary attributes with String keys")
+        }
+        if text.unicodeScalars.contains(where: Self.isEscapedInJSONKeys) { return member(matching: SQLFragment("?", [text.databaseValue])) }
+        let path = SQLFragment("?", ["$.\"\(text)\"".databaseValue])
         return .value(SQLFragment("json_extract(\(object.sql), \(path.sql))", object.arguments + path.arguments), codec: .jsonMember)
+    }
+
+    /// Whether `JSONEncoder` writes this character of a key escaped: a quote, a backslash, a slash
+    /// (unless told `.withoutEscapingSlashes`, which the codecs are not) or a control character.
+    private static func isEscapedInJSONKeys(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\"" || scalar == "\\" || scalar == "/" || scalar.value < 0x20
     }
 }

@@ -137,6 +137,28 @@ final class CollectionPredicateTests: PredicateTestCase {
                             selects: ["Blue", "Gold"], label: \.title)
     }
 
+    /// A key is found whatever text it holds. `JSONEncoder` escapes some characters in the keys it
+    /// writes (`/` as `\/`, a backslash, a quote, control characters), and a JSON path's quoted key
+    /// is compared with the stored text as written, escapes and all.
+    func testDictionaryKeysThatJSONWritesEscapedAreFound() throws {
+        let odd = Recording(title: "Odd")
+        odd.plays = ["a/b": 4, "back\\slash": 5, "line\nbreak": 6, "quote\"d": 7, "caf\u{E9}": 8, "Odd": 9]
+        let quoted = Recording(title: "say \"hi\"")
+        quoted.plays = ["say \"hi\"": 10, "a/b": 1]
+        context.insert(odd)
+        context.insert(quoted)
+        try context.save()
+        try assertPredicate(#Predicate<Recording> { $0.plays["a/b"] == 4 }, selects: ["Odd"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays["back\\slash"] == 5 }, selects: ["Odd"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays["line\nbreak"] == 6 }, selects: ["Odd"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays["quote\"d"] == 7 }, selects: ["Odd"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays["caf\u{E9}"] == 8 }, selects: ["Odd"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { ($0.plays["a/b"] ?? 0) > 0 }, selects: ["Odd", "say \"hi\""], label: \.title)
+        // A key read from a column: the model's own title.
+        try assertPredicate(#Predicate<Recording> { $0.plays[$0.title] != nil }, selects: ["Odd", "say \"hi\""], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.plays[$0.title, default: 0] >= 10 }, selects: ["say \"hi\""], label: \.title)
+    }
+
     func testSetsAndOptionalArrays() throws {
         try assertPredicate(#Predicate<Recording> { $0.moods.contains("calm") },
                             selects: ["Blue", "Gold"], label: \.title)
