@@ -143,6 +143,8 @@ final class CollectionPredicateTests: PredicateTestCase {
     func testDictionaryKeysThatJSONWritesEscapedAreFound() throws {
         let odd = Recording(title: "Odd")
         odd.plays = ["a/b": 4, "back\\slash": 5, "line\nbreak": 6, "quote\"d": 7, "caf\u{E9}": 8, "Odd": 9]
+        odd.moods = ["a/b", "quote\"d"]
+        odd.credits = [Credit(name: "AC/DC", role: .drummer)]
         let quoted = Recording(title: "say \"hi\"")
         quoted.plays = ["say \"hi\"": 10, "a/b": 1]
         context.insert(odd)
@@ -154,6 +156,10 @@ final class CollectionPredicateTests: PredicateTestCase {
         try assertPredicate(#Predicate<Recording> { $0.plays["quote\"d"] == 7 }, selects: ["Odd"], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.plays["caf\u{E9}"] == 8 }, selects: ["Odd"], label: \.title)
         try assertPredicate(#Predicate<Recording> { ($0.plays["a/b"] ?? 0) > 0 }, selects: ["Odd", "say \"hi\""], label: \.title)
+        // Elements are read unescaped too.
+        try assertPredicate(#Predicate<Recording> { $0.moods.contains("a/b") && $0.moods.contains("quote\"d") },
+                            selects: ["Odd"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.credits.contains { $0.name == "AC/DC" } }, selects: ["Odd"], label: \.title)
         // A key read from a column: the model's own title.
         try assertPredicate(#Predicate<Recording> { $0.plays[$0.title] != nil }, selects: ["Odd", "say \"hi\""], label: \.title)
         try assertPredicate(#Predicate<Recording> { $0.plays[$0.title, default: 0] >= 10 }, selects: ["say \"hi\""], label: \.title)
