@@ -2,10 +2,15 @@ import Foundation
 
 /// An error thrown by ObjectGraph, with a message that names the model and property involved.
 ///
-/// As with SwiftData's `SwiftDataError`, match errors by kind:
+/// Match errors by kind, as with SwiftData's `SwiftDataError`, whose names each kind also has here:
 /// ```swift
-/// do { try context.save() } catch let error as SwiftDataError where error.code == .uniqueConstraintViolation { … }
+/// do { try context.save() } catch SwiftDataError.uniqueConstraintViolation { … }
+/// do { … } catch let error as SwiftDataError {
+///     switch error { case .loadIssueModelContainer: …; default: … }
+/// }
 /// ```
+/// Two errors are equal when they are of the same kind (`code`): the message explains the error and
+/// is not compared, so `error == .duplicateConfiguration` holds for any such error.
 public struct SwiftDataError: Error, Equatable, CustomStringConvertible, LocalizedError, Sendable {
     /// The kind of failure, stable across releases.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -40,6 +45,18 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, Localiz
         public static let historyTokenExpired = Code(rawValue: "historyTokenExpired")
         /// A backup of the store could not be written.
         public static let backupFailure = Code(rawValue: "backupFailure")
+        /// A `ModelConfiguration`'s name, which names its store file, holds a `/` or a NUL character.
+        public static let configurationFileNameContainsInvalidCharacters = Code(rawValue: "configurationFileNameContainsInvalidCharacters")
+        /// A `ModelConfiguration`'s name makes a store file name longer than a file system allows (255 bytes).
+        public static let configurationFileNameTooLong = Code(rawValue: "configurationFileNameTooLong")
+        /// A `ModelConfiguration`'s schema has an entity that the container's schema lacks.
+        public static let configurationSchemaNotFoundInContainerSchema = Code(rawValue: "configurationSchemaNotFoundInContainerSchema")
+        /// SwiftData refuses a batched fetch that includes unsaved changes; ObjectGraph does that fetch
+        /// (unsaved changes included) and never throws this. Here so that code matching it compiles.
+        public static let includePendingChangesWithBatchSize = Code(rawValue: "includePendingChangesWithBatchSize")
+        /// SwiftData refuses to sort unsaved changes in `fetchIdentifiers`; ObjectGraph sorts them
+        /// where their save will put them and never throws this. Here so that code matching it compiles.
+        public static let sortingPendingChangesWithIdentifiers = Code(rawValue: "sortingPendingChangesWithIdentifiers")
     }
 
     public let code: Code
@@ -59,15 +76,55 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, Localiz
     public var errorDescription: String? { message }
 
     public static func == (lhs: SwiftDataError, rhs: SwiftDataError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
+        lhs.code == rhs.code
+    }
+
+    /// Matches an error by its kind in a `catch` clause: `catch SwiftDataError.saveNotAllowed`.
+    public static func ~= (pattern: SwiftDataError, error: any Error) -> Bool {
+        (error as? SwiftDataError)?.code == pattern.code
+    }
+
+    /// An error of a kind, as SwiftData names them, for matching (`catch SwiftDataError.unknownSchema`).
+    private init(kind: Code) {
+        self.init(kind, kind.rawValue)
     }
 }
 
-extension SwiftDataError.Code {
-    /// Matches an error by its kind in a `catch` pattern: `catch SwiftDataError.Code.saveNotAllowed`.
-    public static func ~= (pattern: SwiftDataError.Code, error: any Error) -> Bool {
-        (error as? SwiftDataError)?.code == pattern
+// Each kind as an error, under SwiftData's names (and the kinds ObjectGraph adds), for `catch` clauses,
+// `switch` cases and `==`. A thrown error carries its own message; these carry the kind's name.
+extension SwiftDataError {
+    public static var unsupportedAttributeType: SwiftDataError { SwiftDataError(kind: .unsupportedAttributeType) }
+    public static var unsupportedPredicate: SwiftDataError { SwiftDataError(kind: .unsupportedPredicate) }
+    public static var unsupportedSortDescriptor: SwiftDataError { SwiftDataError(kind: .unsupportedSortDescriptor) }
+    public static var unsupportedKeyPath: SwiftDataError { SwiftDataError(kind: .unsupportedKeyPath) }
+    public static var uniqueConstraintViolation: SwiftDataError { SwiftDataError(kind: .uniqueConstraintViolation) }
+    public static var saveNotAllowed: SwiftDataError { SwiftDataError(kind: .saveNotAllowed) }
+    public static var loadIssueModelContainer: SwiftDataError { SwiftDataError(kind: .loadIssueModelContainer) }
+    public static var duplicateConfiguration: SwiftDataError { SwiftDataError(kind: .duplicateConfiguration) }
+    public static var modelValidationFailure: SwiftDataError { SwiftDataError(kind: .modelValidationFailure) }
+    public static var missingModelContext: SwiftDataError { SwiftDataError(kind: .missingModelContext) }
+    public static var unreadableValue: SwiftDataError { SwiftDataError(kind: .unreadableValue) }
+    public static var externalStorageFailure: SwiftDataError { SwiftDataError(kind: .externalStorageFailure) }
+    public static var unknownEntity: SwiftDataError { SwiftDataError(kind: .unknownEntity) }
+    public static var escapingMutation: SwiftDataError { SwiftDataError(kind: .escapingMutation) }
+    public static var incompatibleSchema: SwiftDataError { SwiftDataError(kind: .incompatibleSchema) }
+    public static var storeFailure: SwiftDataError { SwiftDataError(kind: .storeFailure) }
+    public static var saveConflict: SwiftDataError { SwiftDataError(kind: .saveConflict) }
+    public static var backwardMigration: SwiftDataError { SwiftDataError(kind: .backwardMigration) }
+    public static var unknownSchema: SwiftDataError { SwiftDataError(kind: .unknownSchema) }
+    public static var migrationFailure: SwiftDataError { SwiftDataError(kind: .migrationFailure) }
+    public static var invalidTransactionFetchRequest: SwiftDataError { SwiftDataError(kind: .invalidTransactionFetchRequest) }
+    public static var historyTokenExpired: SwiftDataError { SwiftDataError(kind: .historyTokenExpired) }
+    public static var backupFailure: SwiftDataError { SwiftDataError(kind: .backupFailure) }
+    public static var configurationFileNameContainsInvalidCharacters: SwiftDataError {
+        SwiftDataError(kind: .configurationFileNameContainsInvalidCharacters)
     }
+    public static var configurationFileNameTooLong: SwiftDataError { SwiftDataError(kind: .configurationFileNameTooLong) }
+    public static var configurationSchemaNotFoundInContainerSchema: SwiftDataError {
+        SwiftDataError(kind: .configurationSchemaNotFoundInContainerSchema)
+    }
+    public static var includePendingChangesWithBatchSize: SwiftDataError { SwiftDataError(kind: .includePendingChangesWithBatchSize) }
+    public static var sortingPendingChangesWithIdentifiers: SwiftDataError { SwiftDataError(kind: .sortingPendingChangesWithIdentifiers) }
 }
 
 extension SwiftDataError {

@@ -24,6 +24,9 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
     public var fetchedRowCacheBytes = 16 * 1024 * 1024
     /// Distinguishes in-memory configurations, which all share the `/dev/null` URL.
     let memoryStoreKey: UUID?
+    /// The store file a name gave, and the URL made from it: a container checks that name (a `/`
+    /// in it would put the store in another folder) as long as `url` is still that URL.
+    let storeFileNamed: (fileName: String, url: URL)?
 
     public var id: URL { url }
 
@@ -51,10 +54,12 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
         if isStoredInMemoryOnly {
             self.url = URL(fileURLWithPath: "/dev/null")
             self.memoryStoreKey = UUID()
+            self.storeFileNamed = nil
         } else {
             let fileName = (name.map { $0 + ".store" }) ?? "default.store"
             self.url = Self.defaultStoreURL.deletingLastPathComponent().appendingPathComponent(fileName)
             self.memoryStoreKey = nil
+            self.storeFileNamed = (fileName, url)
         }
     }
 
@@ -73,6 +78,7 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
         self.groupContainer = .automatic
         self.cloudKitDatabase = cloudKitDatabase
         self.memoryStoreKey = nil
+        self.storeFileNamed = nil
     }
 
     @_disfavoredOverload
@@ -95,6 +101,34 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
     public enum CloudKitDatabase: Hashable, Sendable {
         case automatic, none
         case `private`(String)
+    }
+
+    /// The bytes a store's file name leaves for what ObjectGraph adds to it for the files beside it:
+    /// SQLite's `-wal`, `-shm` and `-journal`, `.external` (the folder of external files), a
+    /// migration's `.migrating-journal` and `.1.0.0-20261201T060000Z.backup` (30 bytes).
+    static let storeFileNameSuffixBytes = 40
+
+    /// Why the store file this configuration's name gives cannot be made, as SwiftData tells it: a name
+    /// with a `/` (which would put the store in another folder, `..` included) or a NUL character, or
+    /// one that leaves the files kept beside the store longer than a file name may be (255 bytes).
+    var storeFileNameError: SwiftDataError? {
+        guard let storeFileNamed, storeFileNamed.url == url else { return nil }
+        let fileName = storeFileNamed.fileName
+        if fileName.contains("/") || fileName.utf8.contains(0) {
+            return SwiftDataError(
+                .configurationFileNameContainsInvalidCharacters,
+                "the ModelConfiguration named \"\(name)\" would store to the file \"\(fileName)\", and a file name cannot hold "
+                    + "a \"/\" or a NUL character: give a plain name, or a url")
+        }
+        let longest = 255 - Self.storeFileNameSuffixBytes
+        if fileName.utf8.count > longest {
+            return SwiftDataError(
+                .configurationFileNameTooLong,
+                "the ModelConfiguration named \"\(name.prefix(40))…\" would store to a file name of \(fileName.utf8.count) bytes; "
+                    + "\(longest) is the most that leaves room for the files beside the store (a file name has at most 255): "
+                    + "give a shorter name, or a url")
+        }
+        return nil
     }
 
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {

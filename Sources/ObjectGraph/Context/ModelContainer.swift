@@ -30,11 +30,12 @@ public final class ModelContainer: @unchecked Sendable {
                 .loadIssueModelContainer,
                 "ObjectGraph opens one store per container; give one ModelConfiguration (got \(configurations.count))")
         }
+        if let error = configuration.storeFileNameError { throw error }
         if let configured = configuration.schema {
             let known = Set(givenSchema.entities.map(\.name))
             if let missing = configured.entities.first(where: { !known.contains($0.name) }) {
                 throw SwiftDataError(
-                    .loadIssueModelContainer,
+                    .configurationSchemaNotFoundInContainerSchema,
                     "the configuration's schema has entity \(missing.name), which the container's schema lacks",
                     entity: missing.name)
             }
