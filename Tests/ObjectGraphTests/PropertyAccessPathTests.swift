@@ -26,6 +26,40 @@ final class PropertyAccessPathTests: StoreTestCase {
         XCTAssertNil(layout.slotIndex(for: \Recipe.name.count))
     }
 
+    /// A backing data of the program's own, which SwiftData's protocol allows: the accessors, which
+    /// open ObjectGraph's own backing data directly, reach any other through the protocol.
+    func testABackingDataOfAnotherKindIsReadAndWrittenThroughTheProtocol() throws {
+        final class KeyedBackingData<Model: PersistentModel>: BackingData {
+            var persistentModelID: PersistentIdentifier?
+            var metadata: Any { "keyed" }
+            var values: [AnyKeyPath: Any] = [:]
+            var reads = 0, writes = 0
+            init(for modelType: Model.Type) {}
+            func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
+                reads += 1
+                guard let value = values[key] as? Value else { preconditionFailure("\(key) was read before it was written") }
+                return value
+            }
+            func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+                writes += 1
+                values[key] = newValue
+            }
+        }
+        let backingData = KeyedBackingData(for: Recipe.self)
+        let recipe = Recipe(backingData: backingData)
+        recipe.name = "Broth"
+        recipe.ingredients = []
+        // Checked before a read, which could not return a value the backing data never received.
+        guard backingData.values[\Recipe.name] as? String == "Broth", backingData.values[\Recipe.ingredients] != nil else {
+            return XCTFail("the writes did not reach the backing data: \(backingData.values)")
+        }
+        XCTAssertEqual(recipe.name, "Broth")
+        XCTAssertEqual(recipe.ingredients.count, 0)
+        XCTAssertEqual(backingData.writes, 2)
+        XCTAssertEqual(backingData.reads, 2)
+        XCTAssertTrue(recipe.persistentBackingData === backingData)
+    }
+
     func testAnAttributeReadAfterItsSlotChangedTypeFallsBackToTheGeneralPath() throws {
         let container = try makeContainer(Recipe.self)
         let context = ModelContext(container)

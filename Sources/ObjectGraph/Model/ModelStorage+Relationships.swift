@@ -48,7 +48,8 @@ final class PendingMembership {
 
 extension ModelStorage {
     /// Learns which model owns this storage, and links the relationships its initializer set
-    /// before the model existed to their inverses.
+    /// before the model existed to their inverses. (`@usableFromInline` for `PersistentModel.getValue`.)
+    @usableFromInline
     func adopt(_ owner: AnyObject) {
         guard !hasModel else { return }
         model = owner

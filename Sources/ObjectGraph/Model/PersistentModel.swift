@@ -35,18 +35,30 @@ extension PersistentModel {
 
     public var id: PersistentIdentifier { persistentModelID }
 
+    // `getValue` and `setValue` are what every property accessor `@Model` writes calls. Inlinable, they
+    // are compiled in the model's own module for its type, as `createBackingData()` is: the backing
+    // data is read from the model's stored property and opened by one class cast (through AnyObject:
+    // casting `any BackingData<Self>` itself made the runtime build the parameterized existential's
+    // metadata on every read), then called directly, where generic code reached it through the
+    // protocol's witnesses. A backing data of another kind is called through the protocol.
+
+    @inlinable
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
         let backingData = persistentBackingData
-        // Through AnyObject, as in `storage`: casting `any BackingData<Self>` itself made the runtime
-        // build the parameterized existential's metadata on every property read.
-        ((backingData as AnyObject) as? ModelStorage)?.adopt(self)
-        return backingData.getValue(forKey: key)
+        guard let storage = (backingData as AnyObject) as? DefaultBackingData<Self> else { return backingData.getValue(forKey: key) }
+        storage.adopt(self)
+        return storage.getValue(forKey: key)
     }
 
+    @inlinable
     public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
         let backingData = persistentBackingData
-        ((backingData as AnyObject) as? ModelStorage)?.adopt(self)
-        backingData.setValue(forKey: key, to: newValue)
+        guard let storage = (backingData as AnyObject) as? DefaultBackingData<Self> else {
+            backingData.setValue(forKey: key, to: newValue)
+            return
+        }
+        storage.adopt(self)
+        storage.setValue(forKey: key, to: newValue)
     }
 
     /// The backing data of a new model: it keeps values in memory until the model is inserted.
