@@ -47,7 +47,8 @@ public struct SwiftDataError: Error, Equatable, CustomStringConvertible, Localiz
         public static let backupFailure = Code(rawValue: "backupFailure")
         /// A `ModelConfiguration`'s name, which names its store file, holds a `/` or a NUL character.
         public static let configurationFileNameContainsInvalidCharacters = Code(rawValue: "configurationFileNameContainsInvalidCharacters")
-        /// A `ModelConfiguration`'s name makes a store file name longer than a file system allows (255 bytes).
+        /// A `ModelConfiguration`'s name makes a store file name that leaves no room, within a file
+        /// name's 255 bytes, for the files kept beside the store (over 215 bytes with `.store`).
         public static let configurationFileNameTooLong = Code(rawValue: "configurationFileNameTooLong")
         /// A `ModelConfiguration`'s schema has an entity that the container's schema lacks.
         public static let configurationSchemaNotFoundInContainerSchema = Code(rawValue: "configurationSchemaNotFoundInContainerSchema")
