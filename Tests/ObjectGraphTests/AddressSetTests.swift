@@ -32,8 +32,8 @@ final class AddressSetTests: XCTestCase {
         }
     }
 
-    func testMemberIndexesKeepASetPerSlot() throws {
-        var indexes = MemberIndexes()
+    func testMemberAddressesKeepASetPerSlot() throws {
+        var indexes = SlotMap<AddressSet>()
         XCTAssertTrue(indexes.isEmpty)
         let first = try XCTUnwrap(UnsafeRawPointer(bitPattern: 0x1000))
         let second = try XCTUnwrap(UnsafeRawPointer(bitPattern: 0x2000))

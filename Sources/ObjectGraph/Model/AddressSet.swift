@@ -67,31 +67,3 @@ struct AddressSet {
 
 /// 2⁶⁴ / φ, rounded to odd.
 let fibonacciMultiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-
-/// The member addresses of each large loaded to-many slot of one model, by slot: a list searched by
-/// slot, since a model has a few to-many relationships, where a dictionary by slot hashed the slot
-/// on every link of a member (three times, as a link reads, takes and puts back its slot's set).
-struct MemberIndexes {
-    private var indexes: [(slot: Int, addresses: AddressSet)] = []
-
-    var isEmpty: Bool { indexes.isEmpty }
-
-    mutating func removeAll() { indexes.removeAll() }
-
-    subscript(slot: Int) -> AddressSet? {
-        get { indexes.first { $0.slot == slot }?.addresses }
-        set {
-            if let position = indexes.firstIndex(where: { $0.slot == slot }) {
-                if let newValue { indexes[position].addresses = newValue } else { indexes.remove(at: position) }
-            } else if let newValue {
-                indexes.append((slot, newValue))
-            }
-        }
-    }
-
-    /// Takes the slot's set out, so that the caller changes it without a copy.
-    mutating func removeValue(forSlot slot: Int) -> AddressSet? {
-        guard let position = indexes.firstIndex(where: { $0.slot == slot }) else { return nil }
-        return indexes.remove(at: position).addresses
-    }
-}

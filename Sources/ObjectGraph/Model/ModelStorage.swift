@@ -108,9 +108,9 @@ class ModelStorage {
     /// them, so they can never describe an array that has since changed; `appendMember` keeps its
     /// slot's set in step with the one element it adds.
     #if DEBUG
-    var memberAddresses = MemberIndexes()
+    var memberAddresses = SlotMap<AddressSet>()
     #else
-    @exclusivity(unchecked) var memberAddresses = MemberIndexes()
+    @exclusivity(unchecked) var memberAddresses = SlotMap<AddressSet>()
     #endif
     /// The column values as last read from or written to the store, by slot (`.null` for non-columns);
     /// nil for a model that was never saved. Saving diffs against it; `rollback()` restores it.
