@@ -310,8 +310,16 @@ extension ModelContext {
     /// The join-table writes a model needs: all of its written to-many relationships when it is new,
     /// the changed ones otherwise (only what joined and left, for a relationship that was not loaded).
     func joinWrites(of storage: ModelStorage, onlyDirty: Bool) -> [SaveRequest.JoinWrite] {
-        func storages(_ models: [AnyObject], of slot: PropertySlot) -> [ModelStorage] {
-            models.compactMap { slot.relatedModel($0)?.storage }
+        /// The storages of `models` that are not deleted, in one pass into an array of the right size
+        /// (a `compactMap` and then a `filter` made two arrays for each new snippet's tags).
+        func storages(_ models: [AnyObject], of slot: PropertySlot, keepingDeleted: Bool = false) -> [ModelStorage] {
+            var storages: [ModelStorage] = []
+            storages.reserveCapacity(models.count)
+            for model in models {
+                guard let storage = slot.relatedModel(model)?.storage, keepingDeleted || !storage.isDeleted else { continue }
+                storages.append(storage)
+            }
+            return storages
         }
         return storage.layout.toManySlots.compactMap { slot in
             guard let table = storage.layout.mapping(for: slot).joinTable,
@@ -320,9 +328,9 @@ extension ModelContext {
                 guard let pending = storage.pendingMembership(at: slot.index) else { return nil }
                 return SaveRequest.JoinWrite(
                     table: table, owner: storage, slotIndex: slot.index,
-                    change: .adjust(added: storages(pending.added, of: slot).filter { !$0.isDeleted }, removed: storages(pending.removed, of: slot)))
+                    change: .adjust(added: storages(pending.added, of: slot), removed: storages(pending.removed, of: slot, keepingDeleted: true)))
             }
-            let targets = storages(related, of: slot).filter { !$0.isDeleted }
+            let targets = storages(related, of: slot)
             if onlyDirty, storage.committedToMany[slot.index] == targets.compactMap(\.primaryKey),
                targets.allSatisfy({ $0.primaryKey != nil }) {
                 return nil

@@ -497,19 +497,7 @@ public final class ModelContext: Equatable {
     /// would, the later insert's values go to the earlier model, whose backing data the later one
     /// then shares.
     private func mergePendingUniqueCollisions() {
-        /// A uniqueness constraint of an entity, by position (not its name: building "Entity.attribute"
-        /// for every insert of a large save cost more than the lookup), and the hash of values in it.
-        ///
-        /// Keyed by the values' hash, with the values compared only among the inserts that share it: a
-        /// dictionary keyed by the values themselves compares keys at every slot it probes, and two
-        /// `Data` blobs (a UUID's column) cost about 560 instructions to compare, which made this
-        /// pass a twentieth of inserting 10,000 snippets with unique UUIDs.
-        struct ValuesInConstraint: Hashable {
-            let entity: ObjectIdentifier
-            let position: Int
-            let valuesHash: Int
-        }
-        var firstByUniqueValues: [ValuesInConstraint: [(values: [PendingUniqueValue], storage: ModelStorage)]] = [:]
+        var firstByUniqueValues: [PendingUniqueKey: ModelStorage] = [:]
         firstByUniqueValues.reserveCapacity(inserted.count)
         var merges: [UniqueMerge] = []
         defer { reconcileRelationships(after: merges) }
@@ -521,19 +509,13 @@ public final class ModelContext: Equatable {
             storage.pullInstanceStoredValues()
             var collided: ModelStorage?
             for (position, constraint) in constraints.enumerated() {
-                var values: [PendingUniqueValue] = []
-                for slot in constraint.slots {
-                    guard let value = PendingUniqueValue(of: storage, at: slot) else { break }
-                    values.append(value)
-                }
                 // A nil in any of the constraint's properties: no other model's values can equal these.
-                guard values.count == constraint.slots.count else { continue }
-                let key = ValuesInConstraint(entity: ObjectIdentifier(storage.layout), position: position, valuesHash: values.hashValue)
-                if let earlier = firstByUniqueValues[key]?.first(where: { $0.values == values }) {
-                    collided = earlier.storage
+                guard let values = PendingUniqueKey(of: storage, constraint: position, slots: constraint.slots) else { continue }
+                if let earlier = firstByUniqueValues[values] {
+                    collided = earlier
                     break
                 }
-                firstByUniqueValues[key, default: []].append((values, storage))
+                firstByUniqueValues[values] = storage
             }
             guard let earlier = collided else { continue }
             if let earlierModel = earlier.model {
@@ -548,6 +530,48 @@ public final class ModelContext: Equatable {
             mergedInserts.append(model)
         }
         insertionOrder.removeAll { inserted[$0] == nil }
+    }
+
+    /// The values a pending insert holds in one uniqueness constraint of its entity (by position:
+    /// building "Entity.attribute" for every insert of a large save cost more than the lookup).
+    ///
+    /// Equal keys are first told apart by a hash made once: a dictionary compares keys at every slot
+    /// it probes, and two `Data` blobs (a UUID's column) cost about 560 instructions to compare. A
+    /// constraint of one property (the usual kind) keeps its value without an array: an array for the
+    /// values and another for the inserts that shared their hash were made for every insert.
+    private struct PendingUniqueKey: Hashable {
+        let entity: ObjectIdentifier
+        let constraint: Int
+        let first: PendingUniqueValue
+        /// The values after the first, for a constraint of several properties.
+        let rest: [PendingUniqueValue]
+        let valuesHash: Int
+
+        init?(of storage: ModelStorage, constraint: Int, slots: [PropertySlot]) {
+            guard let firstSlot = slots.first, let first = PendingUniqueValue(of: storage, at: firstSlot) else { return nil }
+            var rest: [PendingUniqueValue] = []
+            var hasher = Hasher()
+            hasher.combine(first)
+            for slot in slots.dropFirst() {
+                guard let value = PendingUniqueValue(of: storage, at: slot) else { return nil }
+                hasher.combine(value)
+                rest.append(value)
+            }
+            self.entity = ObjectIdentifier(storage.layout)
+            self.constraint = constraint
+            self.first = first
+            self.rest = rest
+            self.valuesHash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(valuesHash)
+        }
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.valuesHash == rhs.valuesHash && lhs.entity == rhs.entity && lhs.constraint == rhs.constraint
+                && lhs.first == rhs.first && lhs.rest == rhs.rest
+        }
     }
 
     /// What a pending insert holds in a column of a uniqueness constraint, to find two inserts that would share a row:

@@ -259,6 +259,14 @@ class ModelStorage {
     @exclusivity(unchecked) var discardsWrites = false
     #endif
 
+    /// While a model is made from a row (`RowMaterialization.initializing`): the model type being
+    /// made, which only that type's `createBackingData()` may take this storage for.
+    #if DEBUG
+    var initializingModelType: UnsafeRawPointer?
+    #else
+    @exclusivity(unchecked) var initializingModelType: UnsafeRawPointer?
+    #endif
+
     /// Sets `hasHeldRelatedModels` when a relationship slot holds a loaded value or changes waiting in a
     /// to-many that is not loaded, and tells the context.
     private func noteRelatedModels() {

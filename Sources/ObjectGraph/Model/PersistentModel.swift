@@ -143,8 +143,6 @@ public protocol BackingData<Model>: AnyObject {
 @usableFromInline
 enum RowMaterialization {
     private static let key: pthread_key_t = makeKey()
-    /// The model type the marked backing data is of (`Model` of its `DefaultBackingData<Model>`).
-    private static let typeKey: pthread_key_t = makeKey()
 
     private static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
@@ -161,24 +159,28 @@ enum RowMaterialization {
     @usableFromInline
     static func preparedBackingData<Model: PersistentModel>(for type: Model.Type) -> DefaultBackingData<Model>? {
         guard let marked = pthread_getspecific(key) else { return nil }
+        let storage = Unmanaged<ModelStorage>.fromOpaque(marked).takeUnretainedValue()
         // The backing data of another model type (whose init this is not) is marked with that type.
         // Comparing the types is a load and a compare, where a cast to `DefaultBackingData<Model>`
-        // looked up that generic class in the runtime's table for every row.
-        guard UnsafeRawPointer(pthread_getspecific(typeKey)) == identity(of: Model.self) else { return nil }
+        // looked up that generic class in the runtime's table for every row. The type is kept on the
+        // storage rather than in a second thread-local value: each of those cost a call into libc, five
+        // for every row fetched.
+        guard storage.initializingModelType == identity(of: Model.self) else { return nil }
         pthread_setspecific(key, nil)
-        return Unmanaged<DefaultBackingData<Model>>.fromOpaque(marked).takeUnretainedValue()
+        // `initializing` marked a `DefaultBackingData<T>` with `T`, which is `Model`.
+        return unsafeDowncast(storage, to: DefaultBackingData<Model>.self)
     }
 
     /// Runs `body`, which initializes a `T` from `storage`. The property defaults the initializer
     /// runs write into `storage` and are dropped; `storage` keeps the row's values.
     static func initializing<T: PersistentModel>(_ storage: DefaultBackingData<T>, _ body: () -> T) -> T {
         storage.discardsWrites = true
+        storage.initializingModelType = identity(of: T.self)
         // `storage` outlives the call (the caller holds it), so the unretained pointer stays valid.
         pthread_setspecific(key, Unmanaged.passUnretained(storage).toOpaque())
-        pthread_setspecific(typeKey, identity(of: T.self))
         defer {
             pthread_setspecific(key, nil)
-            pthread_setspecific(typeKey, nil)
+            storage.initializingModelType = nil
             storage.discardsWrites = false
         }
         return body()

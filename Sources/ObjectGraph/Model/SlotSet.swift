@@ -34,13 +34,27 @@ struct SlotSet: Equatable, Sequence, ExpressibleByArrayLiteral {
     }
 
     /// The indexes in ascending order.
-    func makeIterator() -> IndexingIterator<[Int]> {
-        var indexes: [Int] = []
-        var bits = firstSixtyFour
-        while bits != 0 {
-            indexes.append(bits.trailingZeroBitCount)
-            bits &= bits - 1
+    func makeIterator() -> Iterator {
+        Iterator(bits: firstSixtyFour, others: others.isEmpty ? [] : others.sorted())
+    }
+
+    /// Walks the bits without making an array: every new model that set a relationship in its
+    /// initializer iterates its pending links once (`ModelStorage.adopt`), and making two arrays
+    /// for it cost 1,500 instructions a model, 0.9% of inserting snippets with a folder and tags.
+    struct Iterator: IteratorProtocol {
+        fileprivate var bits: UInt64
+        fileprivate let others: [Int]
+        fileprivate var nextOther = 0
+
+        mutating func next() -> Int? {
+            if bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                return index
+            }
+            guard nextOther < others.count else { return nil }
+            defer { nextOther += 1 }
+            return others[nextOther]
         }
-        return (indexes + others.sorted()).makeIterator()
     }
 }

@@ -711,33 +711,34 @@ final class SQLiteStore: @unchecked Sendable {
                                   expectedVersion: update.storage.version)
                     result.versions[ObjectIdentifier(update.storage)] = update.storage.version + 1
                 }
-                for (insert, values) in zip(request.inserts, insertRows) {
+                for (insert, rowIndex) in zip(request.inserts, insertRows.indices) {
                     let layout = insert.storage.layout
-                    var values = values
                     // By the row's references to new rows (its new folder), not a lookup for each of its
                     // columns, which cost 1,200 instructions a snippet. Their order does not matter: each
-                    // is its own column, and a reference written later is its own UPDATE.
+                    // is its own column, and a reference written later is its own UPDATE. Written into
+                    // the row in place: a copy of it (`var values = row`) was made for every snippet
+                    // with a new folder.
                     for (slotIndex, target) in insert.pendingReferences {
                         guard let position = layout.storedColumnPositionBySlot[slotIndex] else { continue }
                         let slot = layout.slots[slotIndex]
                         if let targetKey = key(of: target) {
-                            values[position] = targetKey.databaseValue
+                            insertRows[rowIndex][position] = targetKey.databaseValue
                             result.foreignKeys[ObjectIdentifier(insert.storage), default: []].append((slot.index, targetKey.databaseValue))
                         } else {
-                            values[position] = .null
+                            insertRows[rowIndex][position] = .null
                             laterReferences[ObjectIdentifier(target), default: []].append((insert.storage, slot))
                         }
                     }
                     // The row goes in unless it collides with a saved one on a unique attribute
                     // (`ON CONFLICT DO NOTHING`), which it then takes over: asking first cost a
                     // query for every insert, and collisions are rare.
-                    if try insertRow(layout, values: values, in: db, statements: &insertStatements) {
+                    if try insertRow(layout, values: insertRows[rowIndex], in: db, statements: &insertStatements) {
                         let key = db.lastInsertedRowID
                         result.insertOutcomes.append(.inserted(key))
                         insert.storage.keyInSave = key
                         if fullTextIndexes[layout.name] != nil { outOfFullTextIndex.insert([key], of: layout.name) }
                     } else {
-                        guard let existing = try existingRow(matchingUniqueValuesOf: layout, values: values, in: db) else {
+                        guard let existing = try existingRow(matchingUniqueValuesOf: layout, values: insertRows[rowIndex], in: db) else {
                             throw SwiftDataError(
                                 .storeFailure, "a new \(layout.name) collided with a saved row that no uniqueness constraint names",
                                 entity: layout.name)
@@ -747,7 +748,7 @@ final class SQLiteStore: @unchecked Sendable {
                             try fullTextIndexes[layout.name]?.remove(keys: [existing], in: db)
                             outOfFullTextIndex.insert([existing], of: layout.name)
                         }
-                        try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: values, in: db)
+                        try updateRow(layout, key: existing, slots: layout.storedColumnSlots, values: insertRows[rowIndex], in: db)
                         result.insertOutcomes.append(.tookOverRow(existing))
                         tookOverRows.insert(ObjectIdentifier(insert.storage))
                         takenOverKeys[layout.name, default: []].insert(existing)
