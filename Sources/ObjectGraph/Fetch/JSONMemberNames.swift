@@ -141,11 +141,15 @@ extension SQLiteStore {
     /// thread: a predicate may be translated inside a save (a kept count's upkeep) or a read. Left
     /// out of the SQL log, like other work off a call's own path. A value that does not decode is
     /// skipped: a fetch of its row fails on its own.
+    ///
+    /// The store is marked as sampled once the sample has been read, not before: a caller that found
+    /// the mark while another was still reading went on with nothing learned, and read a renamed
+    /// member by its name, as NULL in every row. Callers that arrive together each read the sample (a
+    /// few values per JSON column), rather than wait on one another: the first may be inside a read
+    /// or a save, holding a connection the others' reads would wait for.
     func learnStoredMemberNames() {
-        guard storedMemberNamesLearned.withLock({ learned in
-            defer { learned = true }
-            return !learned
-        }) else { return }
+        guard !storedMemberNamesLearned.withLock({ $0 }) else { return }
+        defer { storedMemberNamesLearned.withLock { $0 = true } }
         let sampleSize = 4
         for layout in schema.entities.map(\.layout) {
             for slot in layout.storedColumnSlots {
