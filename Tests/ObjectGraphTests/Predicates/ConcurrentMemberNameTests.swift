@@ -2,25 +2,9 @@ import Foundation
 @testable import ObjectGraph
 import XCTest
 
-/// A program that wrote places with a plain "lat" key.
-enum EarlierSurvey {
-    struct Spot: Codable {
-        var lat: Double
-        var longitude: Double
-    }
-
-    @Model final class Cairn {
-        var name: String
-        var spot: Spot
-        init(name: String, spot: Spot) {
-            self.name = name
-            self.spot = spot
-        }
-    }
-}
-
-/// This program's reading of that store: `latitude` is stored as "lat". Its decoding can be held at a
-/// gate, to stop one thread in the middle of reading the store's sample of stored JSON.
+/// Another reading of the store `OtherProgram` writes (`RenamedMemberTests`): `latitude` is stored as
+/// "lat". Its decoding can be held at a gate, to stop one thread in the middle of reading the store's
+/// sample of stored JSON. Nothing else decodes this `Spot`, so only the store's sample shows its keys.
 enum LaterSurvey {
     struct Spot: Codable {
         var latitude: Double
@@ -39,7 +23,7 @@ enum LaterSurvey {
         }
     }
 
-    @Model final class Cairn {
+    @Model final class Marker {
         var name: String
         var spot: Spot
         init(name: String, spot: Spot) {
@@ -79,13 +63,13 @@ enum DecodingGate {
 final class ConcurrentMemberNameTests: PredicateTestCase {
     func testAReaderArrivingWhileTheStoreIsSampledStillSeesMembersStoredUnderAnotherKey() throws {
         do {
-            let writer = try ModelContainer(for: EarlierSurvey.Cairn.self, configurations: ModelConfiguration(url: storeURL))
+            let writer = try ModelContainer(for: OtherProgram.Marker.self, configurations: ModelConfiguration(url: storeURL))
             let context = ModelContext(writer)
-            context.insert(EarlierSurvey.Cairn(name: "ridge", spot: EarlierSurvey.Spot(lat: 57, longitude: -5)))
-            context.insert(EarlierSurvey.Cairn(name: "col", spot: EarlierSurvey.Spot(lat: 46, longitude: 7)))
+            context.insert(OtherProgram.Marker(name: "ridge", spot: OtherProgram.Spot(lat: 57, longitude: -5)))
+            context.insert(OtherProgram.Marker(name: "col", spot: OtherProgram.Spot(lat: 46, longitude: 7)))
             try context.save()
         }
-        try open(LaterSurvey.Cairn.self)
+        try open(LaterSurvey.Marker.self)
 
         // The first reader samples the store and is held while decoding the first value it read.
         let gate = DecodingGate.arm()
@@ -94,7 +78,7 @@ final class ConcurrentMemberNameTests: PredicateTestCase {
         let container = try XCTUnwrap(self.container)
         Thread.detachNewThread {
             let reader = ModelContext(container)
-            let result = Result { try reader.fetch(FetchDescriptor(predicate: #Predicate<LaterSurvey.Cairn> { $0.spot.longitude > 0 })).map(\.name) }
+            let result = Result { try reader.fetch(FetchDescriptor(predicate: #Predicate<LaterSurvey.Marker> { $0.spot.longitude > 0 })).map(\.name) }
             firstReaderResult.withLock { $0 = result }
             firstReaderDone.signal()
         }
@@ -102,7 +86,7 @@ final class ConcurrentMemberNameTests: PredicateTestCase {
 
         // A second reader meanwhile: the renamed member must be refused, not read as NULL.
         let second = ModelContext(container)
-        let onLatitude = #Predicate<LaterSurvey.Cairn> { $0.spot.latitude > 50 }
+        let onLatitude = #Predicate<LaterSurvey.Marker> { $0.spot.latitude > 50 }
         XCTAssertThrowsError(try second.fetch(FetchDescriptor(predicate: onLatitude)), "read as NULL: matched nothing") { error in
             XCTAssertEqual((error as? SwiftDataError)?.code, .unsupportedPredicate)
             XCTAssertTrue("\(error)".contains("does not store latitude under the key \"latitude\""), "\(error)")
