@@ -112,12 +112,16 @@ extension ModelContext {
         while let model = queue.popLast() {
             let storage = model.storage
             for slot in storage.layout.slots where slot.relationship != nil {
-                let related = storage.loadedRelatedModels(at: slot.index) ?? storage.pendingMembership(at: slot.index)?.added ?? []
-                for related in related {
-                    guard let relatedModel = slot.relatedModel(related) else { continue }
-                    guard relatedModel.storage.awaitsInsert else { continue }
+                func visit(_ related: AnyObject) {
+                    guard let relatedModel = slot.relatedModel(related) else { return }
+                    guard relatedModel.storage.awaitsInsert else { return }
                     insert(anyModel: relatedModel)
                     queue.append(relatedModel)
+                }
+                // Walked in place: a save walks every new model's relationships, and an array of them
+                // for each was made and freed.
+                if !storage.forEachLoadedRelatedModel(at: slot.index, visit) {
+                    storage.pendingMembership(at: slot.index)?.added.forEach(visit)
                 }
             }
         }
@@ -321,16 +325,24 @@ extension ModelContext {
             }
             return storages
         }
+        /// The same for the models loaded in a slot, read in place; nil if they are not loaded.
+        func loadedStorages(at slot: PropertySlot) -> [ModelStorage]? {
+            var storages: [ModelStorage] = []
+            let isLoaded = storage.forEachLoadedRelatedModel(at: slot.index) { model in
+                guard let related = slot.relatedModel(model)?.storage, !related.isDeleted else { return }
+                storages.append(related)
+            }
+            return isLoaded ? storages : nil
+        }
         return storage.layout.toManySlots.compactMap { slot in
             guard let table = storage.layout.mapping(for: slot).joinTable,
                   !onlyDirty || storage.dirtyRelationships.contains(slot.index) else { return nil }
-            guard let related = storage.loadedRelatedModels(at: slot.index) else {
+            guard let targets = loadedStorages(at: slot) else {
                 guard let pending = storage.pendingMembership(at: slot.index) else { return nil }
                 return SaveRequest.JoinWrite(
                     table: table, owner: storage, slotIndex: slot.index,
                     change: .adjust(added: storages(pending.added, of: slot), removed: storages(pending.removed, of: slot, keepingDeleted: true)))
             }
-            let targets = storages(related, of: slot)
             if onlyDirty, storage.committedToMany[slot.index] == targets.compactMap(\.primaryKey),
                targets.allSatisfy({ $0.primaryKey != nil }) {
                 return nil

@@ -191,6 +191,22 @@ enum RelationshipForm {
         }
     }
 
+    /// Calls `body` with each model in `value`, which must be of the property's exact declared type,
+    /// in order. The reinterpreted array is only read here, so it needs no copy of its own: a save
+    /// walking every new model's relationships made one for each of them.
+    func forEachModel(inValueOfDeclaredType value: Any, _ body: (AnyObject) -> Void) {
+        switch self {
+        case .one:
+            body(Self.reinterpret(value, as: AnyObject.self))
+        case .optionalOne:
+            if let model = Self.reinterpret(value, as: AnyObject?.self) { body(model) }
+        case .many:
+            for model in Self.reinterpret(value, as: [AnyObject].self) { body(model) }
+        case .optionalMany:
+            for model in Self.reinterpret(value, as: [AnyObject]?.self) ?? [] { body(model) }
+        }
+    }
+
     /// The first model in `value` (a to-one's model), which must be of the property's exact declared
     /// type, without making the array `models(inValueOfDeclaredType:)` makes.
     func firstModel(inValueOfDeclaredType value: Any) -> AnyObject? {

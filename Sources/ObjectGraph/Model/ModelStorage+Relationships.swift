@@ -152,6 +152,20 @@ extension ModelStorage {
         return Self.models(in: value, of: layout.slots[index])
     }
 
+    /// Calls `body` with each related model if they are in memory, as `loadedRelatedModels(at:)` lists
+    /// them, without making the array where the value is of the declared type; false if not loaded.
+    func forEachLoadedRelatedModel(at index: Int, _ body: (AnyObject) -> Void) -> Bool {
+        let value = values[index]
+        guard Self.isInMemory(value) else { return false }
+        let slot = layout.slots[index]
+        if let form = slot.relationshipForm, Self.isBoxed(value, as: slot.valueType) {
+            form.forEachModel(inValueOfDeclaredType: value, body)
+        } else {
+            Self.models(in: value, of: slot).forEach(body)
+        }
+        return true
+    }
+
     /// `loadedRelatedModels(at:)?.first` (a to-one's model, if loaded), without making the array.
     func loadedFirstRelatedModel(at index: Int) -> AnyObject? {
         let value = values[index]
