@@ -314,14 +314,18 @@ extension ModelContext {
     /// The join-table writes a model needs: all of its written to-many relationships when it is new,
     /// the changed ones otherwise (only what joined and left, for a relationship that was not loaded).
     func joinWrites(of storage: ModelStorage, onlyDirty: Bool) -> [SaveRequest.JoinWrite] {
-        /// The storages of `models` that are not deleted, in one pass into an array of the right size
-        /// (a `compactMap` and then a `filter` made two arrays for each new snippet's tags).
+        /// A related model's storage, unless it is deleted (or `keepingDeleted`).
+        func keptStorage(of model: AnyObject, in slot: PropertySlot, keepingDeleted: Bool = false) -> ModelStorage? {
+            guard let related = slot.relatedModel(model)?.storage, keepingDeleted || !related.isDeleted else { return nil }
+            return related
+        }
+        /// The kept storages of `models`, in one pass into an array of the right size (a `compactMap`
+        /// and then a `filter` made two arrays for each new snippet's tags).
         func storages(_ models: [AnyObject], of slot: PropertySlot, keepingDeleted: Bool = false) -> [ModelStorage] {
             var storages: [ModelStorage] = []
             storages.reserveCapacity(models.count)
             for model in models {
-                guard let storage = slot.relatedModel(model)?.storage, keepingDeleted || !storage.isDeleted else { continue }
-                storages.append(storage)
+                if let kept = keptStorage(of: model, in: slot, keepingDeleted: keepingDeleted) { storages.append(kept) }
             }
             return storages
         }
@@ -329,8 +333,7 @@ extension ModelContext {
         func loadedStorages(at slot: PropertySlot) -> [ModelStorage]? {
             var storages: [ModelStorage] = []
             let isLoaded = storage.forEachLoadedRelatedModel(at: slot.index) { model in
-                guard let related = slot.relatedModel(model)?.storage, !related.isDeleted else { return }
-                storages.append(related)
+                if let kept = keptStorage(of: model, in: slot) { storages.append(kept) }
             }
             return isLoaded ? storages : nil
         }
