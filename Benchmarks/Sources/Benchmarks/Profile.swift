@@ -50,3 +50,58 @@ func profileRawSQLite(count: Int, scratch: URL) throws {
     let indexed = try RawSQLiteContender(syncPath: directory.appendingPathComponent("b.sqlite").path, fullText: true)
     try indexed.insertNow(data)
 }
+
+/// `--profile-typed-sketch N`: ObjectGraph's plain insert of the same data, then `TypedFetchSketch`'s
+/// fetches of every snippet from that store, one for each shape of model, so that callgrind counts
+/// the sketch's instructions per row (`--toggle-collect` on `fetchAllNow`, `fetchAllInlineNow` or
+/// `fetchAllUnobservedNow`) beside raw SQLite's and ObjectGraph's.
+func profileTypedSketch(count: Int, scratch: URL) throws {
+    let data = Dataset(count: count)
+    let directory = scratch.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("a.sqlite").path
+    try ObjectGraphContender(syncPath: path, fullText: false).insertNow(data)
+    let sketch = try TypedFetchSketch(path: path)
+    print("fetch all checksum: \(try sketch.fetchAllNow())")
+    // The other shapes after it, each its own symbol to count under.
+    print("fetch all checksum, values in the model: \(try sketch.fetchAllInlineNow())")
+    print("fetch all checksum, unobserved: \(try sketch.fetchAllUnobservedNow())")
+}
+
+/// `--time-typed-sketch N`: the fetch of every snippet timed for raw SQLite, ObjectGraph and
+/// `TypedFetchSketch`'s three shapes of model on stores of the same N snippets, in alternating rounds (one warm-up, then
+/// five), printing each one's median and its ratio to raw SQLite's. The time beside the
+/// instructions `instructions.sh` counts: a design that allocates more misses the cache more.
+func timeTypedSketch(count: Int, scratch: URL) throws {
+    let data = Dataset(count: count)
+    let directory = scratch.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let raw = try RawSQLiteContender(syncPath: directory.appendingPathComponent("raw.sqlite").path, fullText: false)
+    try raw.insertNow(data)
+    let objectGraphPath = directory.appendingPathComponent("objectgraph.sqlite").path
+    let objectGraph = try ObjectGraphContender(syncPath: objectGraphPath, fullText: false)
+    try objectGraph.insertNow(data)
+    let sketch = try TypedFetchSketch(path: objectGraphPath)
+    let fetches: [(name: String, fetch: () throws -> Int)] = [
+        ("raw SQLite", raw.fetchAllNow), ("ObjectGraph", objectGraph.fetchAllNow), ("typed sketch", sketch.fetchAllNow),
+        ("typed sketch, values in the model", sketch.fetchAllInlineNow),
+        ("typed sketch, values in the model, unobserved", sketch.fetchAllUnobservedNow),
+    ]
+    var seconds = Array(repeating: [Double](), count: fetches.count)
+    var checksums = Set<Int>()
+    for round in 0..<6 {
+        for (index, entry) in fetches.enumerated() {
+            let start = now()
+            checksums.insert(try entry.fetch())
+            if round > 0 { seconds[index].append(now() - start) }
+        }
+    }
+    guard checksums.count == 1 else { throw BenchmarkError("the fetches read different data (checksums \(checksums.sorted()))") }
+    let rawMedian = percentile(seconds[0], 50)
+    for (index, entry) in fetches.enumerated() {
+        let median = percentile(seconds[index], 50)
+        print("fetch all \(count), \(entry.name): median \(Results.format(median, .once)), \(String(format: "%.2f", median / rawMedian))× raw SQLite")
+    }
+}

@@ -63,7 +63,8 @@ struct Options {
                                       [--contenders raw,grdb,fluent,objectgraph] [--json Benchmarks/.build/last-run.json]
                                       [--repo .] [--snippetbox Benchmarks/.build/release/snippetbox]
                                       [--app-data DIR (a store seeded by `snippetbox seed N`, instead of seeding one)]
-                           Benchmarks --profile-objectgraph N | --profile-raw N   (for callgrind; see instructions.sh)
+                           Benchmarks --profile-objectgraph N | --profile-raw N | --profile-typed-sketch N   (for callgrind; see instructions.sh)
+                           Benchmarks --time-typed-sketch N   (fetch all timed: raw SQLite, ObjectGraph, TypedFetchSketch.swift)
                     Run from the repository root (the app's Views/ are found there).
                     """)
                 exit(0)
@@ -89,7 +90,10 @@ func shell(_ command: String) -> String {
 setvbuf(stdout, nil, _IOLBF, 0)
 
 // Synchronous profiling entries, before anything awaits (see Profile.swift).
-for (option, profile) in [("--profile-objectgraph", profileObjectGraph), ("--profile-raw", profileRawSQLite)] {
+for (option, profile) in [
+    ("--profile-objectgraph", profileObjectGraph), ("--profile-raw", profileRawSQLite), ("--profile-typed-sketch", profileTypedSketch),
+    ("--time-typed-sketch", timeTypedSketch),
+] {
     guard let index = CommandLine.arguments.firstIndex(of: option) else { continue }
     let count = CommandLine.arguments.count > index + 1 ? Int(CommandLine.arguments[index + 1]) ?? 2_000 : 2_000
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-profile-\(getpid())")
