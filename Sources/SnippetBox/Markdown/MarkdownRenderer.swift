@@ -6,7 +6,56 @@ import Ink
 struct MarkdownRenderer: Sendable {
     func render(_ markdown: String) -> String {
         guard !markdown.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return "" }
-        let html = MarkdownParser().html(from: markdown)
+        let html = MarkdownParser().html(from: Self.avoidingInkDefects(markdown))
         return HTMLSanitizer().sanitize(html)
+    }
+
+    /// `markdown` rewritten where Ink 0.6.0 would crash or never return, rendering as it would have
+    /// rendered had Ink not failed. Notes are whatever a user typed, and either failure took down
+    /// every library the server holds (the crash), or a worker thread and all its memory (the loop).
+    ///
+    /// - Ink reads past the end of the text ("String index is out of bounds") where a list item or an
+    ///   open metadata block is followed by nothing but whitespace (`* ` then a newline and a tab).
+    ///   Whitespace at the very end of a note renders as nothing, so it is dropped.
+    /// - A note whose first line is exactly `---` is read as the start of a metadata block, which
+    ///   hides what follows up to the next `---`. Notes have no metadata; a first line of three
+    ///   dashes is a horizontal rule, as in CommonMark, and Ink draws `***` as one.
+    /// - A paragraph ends where `<p` (or `<P`) begins, and Ink then reads an HTML element there. Where
+    ///   it cannot (no `>` anywhere after it, or a `\` before it, which makes Ink refuse an element),
+    ///   a paragraph is tried again at the same place, ends there at once, and the parser loops,
+    ///   adding an empty paragraph each time. Such a `<` is written as `&lt;`, which Ink passes
+    ///   through and a browser shows as `<` (after a `\`, which Ink drops, as it drops the escape
+    ///   of any character). In code (between backticks, or in a fenced block) Ink escapes the `&`, so
+    ///   there it shows as `&lt;`: left that way rather than following Ink's code spans, because a
+    ///   `<p` wrongly judged to be in code would hang the server.
+    static func avoidingInkDefects(_ markdown: String) -> String {
+        var text = markdown
+        if let last = text.lastIndex(where: { !$0.isWhitespace }) {
+            text.removeSubrange(text.index(after: last)...)
+        }
+        // Ink skips whitespace and newlines (`Character.isWhitespace`) before the first fragment.
+        if let start = text.firstIndex(where: { !$0.isWhitespace }), text[start...].hasPrefix("---\n") {
+            text.replaceSubrange(start..<text.index(start, offsetBy: 3), with: "***")
+        }
+        guard text.contains("<") else { return text }
+        // A `<` before the last `>` has one after it.
+        let lastClosing = text.lastIndex(of: ">")
+        var rewritten = ""
+        rewritten.reserveCapacity(text.utf8.count + 8)
+        var previous: Character?
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            let next = text.index(after: index)
+            if character == "<", next < text.endIndex, text[next] == "p" || text[next] == "P",
+               previous == "\\" || lastClosing.map({ $0 < index }) ?? true {
+                rewritten += "&lt;"
+            } else {
+                rewritten.append(character)
+            }
+            previous = character
+            index = next
+        }
+        return rewritten
     }
 }

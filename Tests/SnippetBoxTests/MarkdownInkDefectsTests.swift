@@ -1,0 +1,78 @@
+import Foundation
+@testable import SnippetBox
+import XCTest
+
+/// Notes that Ink 0.6.0 crashes on or never finishes rendering (`MarkdownRenderer.avoidingInkDefects`).
+/// A crash here takes the test process with it; a render that never returns is waited for on another
+/// thread, for a while, so that it fails rather than hangs the suite.
+final class MarkdownInkDefectsTests: XCTestCase {
+    /// What `MarkdownRenderer` makes of `markdown`, or a failure if it has not finished in 10 seconds.
+    private func rendered(_ markdown: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        let result = LockedBox<String?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            result.set(MarkdownRenderer().render(markdown))
+            finished.signal()
+        }
+        guard finished.wait(timeout: .now() + 10) == .success else {
+            XCTFail("rendering \(markdown.debugDescription) did not finish", file: file, line: line)
+            return nil
+        }
+        return result.get()
+    }
+
+    func testAFirstLineOfThreeDashesIsARuleAndHidesNothing() {
+        // Each crashed the server (the note's page, where a save sends the browser next).
+        XCTAssertEqual(rendered("---\nSome notes here.\n"), "<hr><p>Some notes here.</p>")
+        XCTAssertEqual(rendered("---\n\n"), "<hr>")
+        XCTAssertEqual(rendered("  \n---\n\nSome notes\n"), "<hr><p>Some notes</p>")
+        // Read as metadata, this note's first two lines vanished.
+        XCTAssertEqual(rendered("---\ntitle: x\n---\nbody"), "<hr><p>title: x</p><hr><p>body</p>")
+        // Four dashes, or three with a space, were never metadata: unchanged.
+        XCTAssertEqual(rendered("----\ntext"), "<hr><p>text</p>")
+    }
+
+    func testAListItemFollowedOnlyByWhitespaceRenders() {
+        XCTAssertEqual(rendered("* \n\t"), "<p>*</p>")
+        XCTAssertEqual(rendered("- one\n- \n  \t"), rendered("- one\n-"))
+    }
+
+    func testAParagraphElementInkCannotReadIsShownAsText() throws {
+        // No `>` after the `<p`: each of these looped for ever, growing by 75 MB a second.
+        XCTAssertEqual(rendered("Note: <p is a tag"), "<p>Note: &lt;p is a tag</p>")
+        XCTAssertEqual(rendered("Use <pre for code blocks"), "<p>Use &lt;pre for code blocks</p>")
+        XCTAssertEqual(rendered("x\n\n<p"), "<p>x</p><p>&lt;p</p>")
+        XCTAssertEqual(rendered("<P class=\"x\""), "<p>&lt;P class=\"x\"</p>")
+        // Escaped with a backslash, Ink refuses the element even with a `>` after it: the same loop.
+        XCTAssertEqual(rendered("\\<p>"), "<p>&lt;p&gt;</p>")
+        XCTAssertEqual(rendered("a\\<pre>x"), "<p>a&lt;pre&gt;x</p>")
+        // An element Ink can read is left to it (and to the sanitizer), as before.
+        XCTAssertEqual(rendered("<p>fine</p>"), "<p>fine</p>")
+        let mixed = try XCTUnwrap(rendered("<p>kept</p>\n\nthen <pre without end"))
+        XCTAssertTrue(mixed.hasPrefix("<p>kept</p>"), mixed)
+        XCTAssertTrue(mixed.hasSuffix("then &lt;pre without end</p>"), mixed)
+    }
+}
+
+/// The same notes through the app: the page a save sends the browser to shows them.
+final class MarkdownNotesPageTests: AppTestCase {
+    func testNotesInkFailedOnShowOnTheSnippetsPage() async throws {
+        let ruled = try await createSnippet(SnippetUpload(title: "Ruled", notes: "---\r\nSome notes here.\r\n"))
+        let ruledPage = try await page("/snippets/\(ruled)")
+        XCTAssertTrue(ruledPage.contains("<hr><p>Some notes here.</p>"), ruledPage)
+        let tagged = try await createSnippet(SnippetUpload(title: "Tagged", notes: "Note: <p is a tag"))
+        let taggedPage = try await page("/snippets/\(tagged)")
+        XCTAssertTrue(taggedPage.contains("<p>Note: &lt;p is a tag</p>"), taggedPage)
+    }
+}
+
+/// A value handed from the rendering thread to the test's.
+private final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value { lock.withLock { value } }
+}
