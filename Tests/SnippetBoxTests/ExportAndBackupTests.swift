@@ -106,6 +106,111 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(updated?.titleSortKey, "all files, listed", "the new title's sort key came with it")
     }
 
+    /// A date past Int's range in seconds made every page that showed it trap (the server with it).
+    func testImportRefusesDatesPagesCannotShow() async throws {
+        try await fillLibrary()
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        var late = try XCTUnwrap(export.snippets.first)
+        late.uuid = UUID()
+        late.title = "From far ahead"
+        late.createdAt = Date(timeIntervalSince1970: 1e300)
+        late.updatedAt = late.createdAt
+        var early = late
+        early.uuid = UUID()
+        early.title = "From before year one"
+        early.createdAt = Date(timeIntervalSince1970: -1e12)
+        early.updatedAt = .now
+        var binned = late
+        binned.uuid = UUID()
+        binned.title = "Binned far ahead"
+        binned.createdAt = .now
+        binned.updatedAt = .now
+        binned.deletedAt = Date(timeIntervalSince1970: 1e19)
+        export.snippets = [late, early, binned]
+        export.folders = [.init(uuid: UUID(), name: "Timeless", createdAt: Date(timeIntervalSince1970: 1e19))]
+        export.savedSearches = [.init(uuid: UUID(), name: "Forever", query: "q=x", createdAt: Date(timeIntervalSince1970: 1e300))]
+        let (status, body) = try await importFile(try LibraryExport.encoder().encode(export))
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("0 added, 0 updated, 0 already here, 5 skipped."), body)
+        XCTAssertEqual(body.components(separatedBy: "a date outside the years 1 to 9999").count - 1, 4, body)
+        XCTAssertTrue(body.contains("saved search “Forever”: not valid"), body)
+        try withContext { context in
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Snippet>()), 5)
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<Folder>(predicate: #Predicate { $0.name == "Timeless" })), 0)
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<SavedSearch>(predicate: #Predicate { $0.name == "Forever" })), 0)
+        }
+    }
+
+    /// A file that names a snippet, a tag or a folder twice gets one of each, and says so; one whose
+    /// title has spaces around it is the same snippet when imported again.
+    func testImportKeepsOneOfEachIdAndName() async throws {
+        try await fillLibrary()
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        let template = try XCTUnwrap(export.snippets.first { $0.deletedAt == nil })
+        var first = template
+        first.uuid = UUID()
+        first.title = "first copy"
+        var second = first
+        second.title = "second copy"
+        let red = LibraryExport.TagRecord(uuid: UUID(), name: "Zz", color: "#ff0000")
+        let green = LibraryExport.TagRecord(uuid: UUID(), name: "zz", color: "#00ff00")
+        let upper = LibraryExport.FolderRecord(uuid: UUID(), name: "Proj", createdAt: .now)
+        let lower = LibraryExport.FolderRecord(uuid: UUID(), name: "proj", createdAt: .now)
+        var tagged = template
+        tagged.uuid = UUID()
+        tagged.title = "  padded  "
+        tagged.tags = [green.uuid]
+        tagged.folder = lower.uuid
+        export.tags = [red, green]
+        export.folders = [upper, lower]
+        export.snippets = [first, second, tagged]
+        export.savedSearches = []
+        let file = try LibraryExport.encoder().encode(export)
+        let (status, body) = try await importFile(file)
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("2 added, 0 updated, 0 already here, 1 skipped."), body)
+        XCTAssertTrue(body.contains("its id is also an earlier snippet"), body)
+        try withContext { context in
+            let id = first.uuid
+            XCTAssertEqual(try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.uuid == id })).map(\.title), ["first copy"])
+            let tags = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.normalizedName == "zz" }))
+            XCTAssertEqual(tags.map(\.uuid), [red.uuid], "the first of the two names, with its id and colour")
+            let paddedID = tagged.uuid
+            let padded = try XCTUnwrap(try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.uuid == paddedID })).first)
+            XCTAssertEqual(padded.title, "padded")
+            XCTAssertEqual(padded.tags.map(\.uuid), [red.uuid])
+            XCTAssertEqual(padded.folder?.uuid, upper.uuid)
+            XCTAssertEqual(try context.fetch(FetchDescriptor<Folder>()).filter { $0.name.lowercased() == "proj" }.count, 1)
+        }
+        let (_, again) = try await importFile(file)
+        XCTAssertTrue(again.contains("0 added, 0 updated, 2 already here, 1 skipped."), again)
+    }
+
+    /// A date SnippetBox would not store, written into the store by another program: every page
+    /// that shows it answers (each of these trapped).
+    func testPagesAnswerForADateOutOfRangeInTheStore() async throws {
+        try await fillLibrary()
+        let (_, json) = try await download("/data/export.json")
+        let pictured = try XCTUnwrap(LibraryExport.read(json).snippets.first { $0.image != nil }).uuid
+        try withContext { context in
+            for snippet in try context.fetch(FetchDescriptor<Snippet>()) {
+                snippet.createdAt = Date(timeIntervalSince1970: 1e19)
+                snippet.updatedAt = Date(timeIntervalSince1970: 1e300)
+                if snippet.deletedAt != nil { snippet.deletedAt = Date(timeIntervalSince1970: -1e300) }
+            }
+            try context.save()
+        }
+        let list = try await page("/snippets")
+        XCTAssertTrue(list.contains("an unreadable date"), list)
+        let detail = try await page("/snippets/\(pictured.idString)")
+        XCTAssertTrue(detail.contains("Decode JSON"), detail)
+        _ = try await download("/snippets/\(pictured.idString)/image")
+        _ = try await page("/trash")
+        _ = try await download("/data/export.zip")
+    }
+
     func testImportingSomethingElseSaysSoAndChangesNothing() async throws {
         try await fillLibrary()
         for junk in [Data("not json".utf8), Data(#"{"format":"other"}"#.utf8), Data(#"{"format":"snippetbox-export","version":99,"exportedAt":0,"folders":[],"tags":[],"snippets":[],"savedSearches":[]}"#.utf8)] {

@@ -258,7 +258,7 @@ struct SnippetController: RouteCollection {
             return (data, type, snippet.updatedAt)
         }
         guard let (data, contentType, updated) = found else { throw Abort(.notFound, reason: "This snippet has no image.") }
-        let etag = "\"\(Int(updated.timeIntervalSince1970))-\(data.count)\""
+        let etag = "\"\(Formatting.wholeSeconds(updated))-\(data.count)\""
         if req.headers.first(name: .ifNoneMatch) == etag {
             return Response(status: .notModified, headers: ["ETag": etag])
         }

@@ -37,7 +37,7 @@ struct TrashController: RouteCollection {
                 let left = Snippet.trashRetention - now.timeIntervalSince(deletedAt)
                 return TrashPage.Row(
                     id: snippet.uuid.idString, title: snippet.title, language: snippet.language.displayName,
-                    deleted: Formatting.displayDate(deletedAt), daysLeft: max(0, Int((left / 86_400).rounded(.up))))
+                    deleted: Formatting.displayDate(deletedAt), daysLeft: Int(min(max(0, (left / 86_400).rounded(.up)), Snippet.trashRetention / 86_400)))
             }
             return (try Presenter(context: context).sidebar(current: ""), TrashPage(rows: rows))
         }

@@ -26,7 +26,12 @@ enum FolderArchive {
         return data
     }
 
+    /// The dates a ZIP entry can carry (MS-DOS dates; ZIPFoundation turns a later or earlier date into
+    /// a `time_t` first, which traps past Int's range).
+    private static let entryDates = Date(timeIntervalSince1970: 315_532_800)...Date(timeIntervalSince1970: 4_102_444_799)
+
     private static func add(_ data: Data, at path: String, to archive: Archive, date: Date) throws {
+        let date = min(max(date, entryDates.lowerBound), entryDates.upperBound)
         try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), modificationDate: date,
                              compressionMethod: .deflate) { position, size in
             data.subdata(in: Int(position)..<Int(position) + size)

@@ -155,11 +155,17 @@ struct LibraryImporter {
     func run(_ export: LibraryExport) throws -> ImportReport {
         var report = ImportReport()
         var foldersByID: [UUID: Folder] = [:]
-        let existingFolders = try context.fetch(FetchDescriptor<Folder>())
+        // Folders and tags this import adds join the library's own: a file naming one twice (by id,
+        // or by a name differing only in case) gets one, as the folder and tag forms allow.
+        var existingFolders = try context.fetch(FetchDescriptor<Folder>())
         for record in export.folders {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
                 report.skipped.append("folder “\(record.name.prefix(40))”: not a valid folder name")
+                continue
+            }
+            guard Formatting.storableDates.contains(record.createdAt) else {
+                report.skipped.append("folder “\(record.name.prefix(40))”: \(Self.dateOutOfRange)")
                 continue
             }
             if let folder = existingFolders.first(where: { $0.uuid == record.uuid })
@@ -170,12 +176,13 @@ struct LibraryImporter {
                 folder.uuid = record.uuid
                 folder.createdAt = record.createdAt
                 context.insert(folder)
+                existingFolders.append(folder)
                 foldersByID[record.uuid] = folder
             }
         }
 
         var tagsByID: [UUID: Tag] = [:]
-        let existingTags = try context.fetch(FetchDescriptor<Tag>())
+        var existingTags = try context.fetch(FetchDescriptor<Tag>())
         for record in export.tags {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !name.contains(","),
@@ -190,20 +197,28 @@ struct LibraryImporter {
                 let tag = Tag(name: name, color: color)
                 tag.uuid = record.uuid
                 context.insert(tag)
+                existingTags.append(tag)
                 tagsByID[record.uuid] = tag
             }
         }
 
         let existingSnippets = Dictionary(
             try context.fetch(FetchDescriptor<Snippet>()).map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        var importedIDs = Set<UUID>()
         for record in export.snippets {
             if let problem = problem(with: record) {
                 report.skipped.append("“\(record.title.prefix(60))”: \(problem)")
                 continue
             }
+            // A second record with one id would replace the first (ids are unique), though both were
+            // reported as added.
+            guard importedIDs.insert(record.uuid).inserted else {
+                report.skipped.append("“\(record.title.prefix(60))”: its id is also an earlier snippet's in this file, which was imported")
+                continue
+            }
             let snippet: Snippet
             if let existing = existingSnippets[record.uuid] {
-                if matches(existing, record) {
+                if matches(existing, record, folders: foldersByID, tags: tagsByID) {
                     report.unchanged.append(record.title)
                     continue
                 }
@@ -221,7 +236,8 @@ struct LibraryImporter {
         let existingSearches = Set(try context.fetch(FetchDescriptor<SavedSearch>()).map(\.uuid))
         for record in export.savedSearches where !existingSearches.contains(record.uuid) {
             guard !record.name.isEmpty, record.name.count <= ValidatedSnippetForm.maxNameLength,
-                  !ValidatedSnippetForm.hasControlCharacters(record.name), record.query.count <= 4_000 else {
+                  !ValidatedSnippetForm.hasControlCharacters(record.name), record.query.count <= 4_000,
+                  Formatting.storableDates.contains(record.createdAt) else {
                 report.skipped.append("saved search “\(record.name.prefix(40))”: not valid")
                 continue
             }
@@ -233,6 +249,10 @@ struct LibraryImporter {
         return report
     }
 
+    /// Why a record with a date SnippetBox cannot show is skipped (`Formatting.storableDates`): pages
+    /// turn dates into whole seconds and calendar fields, which trap far enough out.
+    static let dateOutOfRange = "a date outside the years 1 to 9999"
+
     /// The same checks as the snippet form, so that an import cannot store what the form refuses.
     private func problem(with record: LibraryExport.SnippetRecord) -> String? {
         let title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -242,6 +262,9 @@ struct LibraryImporter {
             return "the code or notes are too long"
         }
         if [record.title, record.code, record.notes].contains(where: { $0.contains("\0") }) { return "it contains a NUL character" }
+        if ![record.createdAt, record.updatedAt, record.deletedAt].allSatisfy({ $0.map(Formatting.storableDates.contains) ?? true }) {
+            return Self.dateOutOfRange
+        }
         if let image = record.image {
             if image.data.count > maxImageBytes { return "the image is larger than the upload limit" }
             guard let kind = ImageKind(sniffing: image.data), kind.contentType == image.contentType else {
@@ -251,12 +274,14 @@ struct LibraryImporter {
         return nil
     }
 
-    private func matches(_ snippet: Snippet, _ record: LibraryExport.SnippetRecord) -> Bool {
-        snippet.title == record.title && snippet.code == record.code && snippet.notes == record.notes
+    /// Whether `snippet` already is what `apply` would make of `record` (its folder and tags as the
+    /// import matched them, by id or by name).
+    private func matches(_ snippet: Snippet, _ record: LibraryExport.SnippetRecord, folders: [UUID: Folder], tags: [UUID: Tag]) -> Bool {
+        snippet.title == record.title.trimmingCharacters(in: .whitespacesAndNewlines) && snippet.code == record.code && snippet.notes == record.notes
             && snippet.language.rawValue == record.language && snippet.isFavorite == record.isFavorite
             && snippet.createdAt == record.createdAt && snippet.updatedAt == record.updatedAt
-            && snippet.deletedAt == record.deletedAt && snippet.folder?.uuid == record.folder
-            && Set(snippet.tags.map(\.uuid)) == Set(record.tags)
+            && snippet.deletedAt == record.deletedAt && snippet.folder?.uuid == record.folder.flatMap({ folders[$0]?.uuid })
+            && Set(snippet.tags.map(\.uuid)) == Set(record.tags.compactMap { tags[$0]?.uuid })
             && snippet.imageContentType == record.image?.contentType && snippet.imageData == record.image?.data
     }
 

@@ -6,6 +6,9 @@ enum Formatting {
     /// Built from the date's seconds by arithmetic (`utcFields`): a `DateFormatter` made per call cost
     /// a tenth of a list page, and `Calendar.dateComponents` still 2% of a list page's CPU under wrk.
     static func displayDate(_ date: Date) -> String {
+        // Foundation's calendar traps on seconds past Int's range; the app stores no such date (an
+        // import refuses one), but a store written by another program could hold one.
+        guard storableDates.contains(date) else { return "an unreadable date" }
         let fields = utcFields(date) ?? calendarFields(date)
         let month = monthNames[max(0, min(11, fields.month - 1))]
         return "\(fields.day) \(month) \(fields.year), \(twoDigits(fields.hour)):\(twoDigits(fields.minute))"
@@ -47,7 +50,18 @@ enum Formatting {
     }
 
     static func isoDate(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        storableDates.contains(date) ? date.formatted(.iso8601) : ""
+    }
+
+    /// The dates SnippetBox stores and shows: the years 1 to 9999, UTC. An import refuses others:
+    /// `Int(seconds)` traps past about the year 292 billion, and ISO 8601 has four-digit years.
+    static let storableDates = Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// A date's whole seconds since 1970, for version stamps in URLs and ETags; `Int(seconds)` traps
+    /// on a date past Int's range, which a store written elsewhere could hold.
+    static func wholeSeconds(_ date: Date) -> Int {
+        let seconds = date.timeIntervalSince1970.rounded(.towardZero)
+        return Int(exactly: seconds) ?? (seconds > 0 ? .max : seconds < 0 ? .min : 0)
     }
 
     private static let utcCalendar: Calendar = {

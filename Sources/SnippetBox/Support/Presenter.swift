@@ -46,7 +46,7 @@ struct Presenter {
             code: snippet.code,
             notesHTML: markdown.render(snippet.notes),
             hasImage: snippet.imageContentType != nil,
-            imageVersion: String(Int(snippet.updatedAt.timeIntervalSince1970)),
+            imageVersion: String(Formatting.wholeSeconds(snippet.updatedAt)),
             isFavorite: snippet.isFavorite,
             downloadName: Formatting.downloadName(title: snippet.title, language: snippet.language))
     }
