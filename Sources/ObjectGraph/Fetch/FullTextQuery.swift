@@ -70,8 +70,18 @@ struct FullTextQuery: Equatable, Sendable {
     /// then the phrase's own, which a ranking can walk by themselves (`FullTextRanking.walkSelect`).
     var isOnePhrase: Bool { terms.count == 1 && !terms[0].isExcluded }
 
+    /// The term as an FTS5 string: each `"` doubled. Doubled by Unicode scalar, not by Character: a
+    /// quote followed by a combining mark (`"́`) is one Character with it, which neither a Character
+    /// comparison nor `replacingOccurrences` takes for a quote, and left single it ended the string.
     private static func quoted(_ term: Term) -> String {
-        "\"" + term.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (term.isPrefix ? " *" : "")
+        var text = String.UnicodeScalarView()
+        text.append("\"")
+        for scalar in term.text.unicodeScalars {
+            if scalar == "\"" { text.append(scalar) }
+            text.append(scalar)
+        }
+        text.append("\"")
+        return String(text) + (term.isPrefix ? " *" : "")
     }
 
     /// FTS5's tokenizer drops punctuation; a term made only of it would match nothing, or fail.

@@ -78,6 +78,13 @@ final class FullTextSearchTests: PredicateTestCase {
         }
         XCTAssertEqual(try titles("ROW_NUMBER()"), ["SQL window functions"])
         XCTAssertEqual(try titles("   "), [])
+        // A quote followed by a combining mark is one Character with it, which Character comparisons
+        // (and `replacingOccurrences`) did not take for a quote: left undoubled, it ended the FTS5
+        // string early, and SQLite failed with "unterminated string".
+        for query in ["e\"\u{301}", "crème -\"\u{301}\"", "\"\u{301}\"*", "x\"\u{308}y", "sort \"\u{20DD}", "\"\u{301}sort\"\u{301}"] {
+            XCTAssertNoThrow(try titles(query), query.debugDescription)
+        }
+        XCTAssertEqual(try titles("sort* \"\u{301}"), [], "the quote and its mark are text, which no article holds")
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Article>()), 5)
     }
 
@@ -282,5 +289,6 @@ final class FullTextSearchTests: PredicateTestCase {
         XCTAssertNil(FullTextQuery("!!! ???").matchExpression)
         XCTAssertEqual(FullTextQuery("say \"hi").matchExpression, #""say" AND "hi""#)
         XCTAssertEqual(FullTextQuery("a\"b").matchExpression, #""a""b""#)
+        XCTAssertEqual(FullTextQuery("x\"\u{308}y").matchExpression, "\"x\"\"\u{308}y\"")
     }
 }
