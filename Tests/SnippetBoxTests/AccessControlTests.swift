@@ -343,7 +343,10 @@ final class AccessControlTests: AppTestCase {
         try await send(.GET, "/snippets?q=abc", as: TestSession()) { response async throws in
             XCTAssertEqual(response.headers.first(name: .location), "/login?next=%2Fsnippets%3Fq%3Dabc")
         }
-        for next in ["https://evil.example/", "//evil.example/x", "/\\evil.example"] {
+        // Browsers drop tabs and line breaks anywhere in a URL, and spaces and control characters at
+        // its ends, so "/\t/evil.example" is "//evil.example", another site.
+        for next in ["https://evil.example/", "//evil.example/x", "/\\evil.example", "/\t/evil.example/phish",
+                     "/\n/evil.example", "/\r/evil.example", " //evil.example", "/\u{0}/evil.example", "/\u{7F}/evil.example"] {
             var anonymous = TestSession()
             try await send(.GET, "/login?next=\(next.urlQueryEscaped)", as: anonymous) { response async throws in
                 anonymous = TestSession(startedBy: response)

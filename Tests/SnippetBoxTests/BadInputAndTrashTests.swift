@@ -219,6 +219,79 @@ final class BadInputAndTrashTests: AppTestCase {
         XCTAssertEqual(try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).code }, "second tab")
     }
 
+    /// A hidden field's value in a page.
+    private func hiddenValue(_ name: String, in html: String) throws -> String {
+        let marker = "name=\"\(name)\" value=\""
+        return try XCTUnwrap(html.components(separatedBy: marker).dropFirst().first?.split(separator: "\"", omittingEmptySubsequences: false)
+            .first.map(String.init), "no \(name) in the page")
+    }
+
+    /// Marking a favourite is not a new version (it is not an edit); moving to Unfiled is, as moving
+    /// into a folder is. Either way an edit form opened before must not quietly undo it.
+    func testAFormOpenedBeforeAStarOrAMoveDoesNotUndoIt() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Starred later", newFolder: "Box", code: "x"))
+        let box = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString }
+        struct Edit: Content {
+            var title = "Starred later", code = "x", language = "swift"
+            var folder: String, version: String, wasFavorite: String, isFavorite: String? = nil
+        }
+        func save(_ edit: Edit) async throws -> HTTPStatus {
+            var status = HTTPStatus.ok
+            try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+                try req.content.encode(edit, as: .formData)
+            }, afterResponse: { status = $0.status })
+            return status
+        }
+        func stored() throws -> (isFavorite: Bool, folder: String?) {
+            try withContext { context in
+                let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first)
+                return (snippet.isFavorite, snippet.folder?.uuid.uuidString)
+            }
+        }
+
+        var form = try await page("/snippets/\(id)/edit")
+        XCTAssertEqual(try hiddenValue("wasFavorite", in: form), "0")
+        try await send(.POST, "/snippets/\(id)/favorite")
+        // Saved from the form opened before the star, its checkbox untouched: the star stays.
+        expectStatus(.seeOther, try await save(Edit(folder: box, version: try hiddenValue("version", in: form), wasFavorite: "0")))
+        XCTAssertEqual(try stored().isFavorite, true)
+
+        // Unticked in a form that showed it ticked: that is the form's change, and it is made.
+        form = try await page("/snippets/\(id)/edit")
+        XCTAssertEqual(try hiddenValue("wasFavorite", in: form), "1")
+        expectStatus(.seeOther, try await save(Edit(folder: box, version: try hiddenValue("version", in: form), wasFavorite: "1")))
+        XCTAssertEqual(try stored().isFavorite, false)
+
+        // Moved to Unfiled after the form was opened: the form's save is a conflict, not a move back.
+        form = try await page("/snippets/\(id)/edit")
+        try await Task.sleep(for: .milliseconds(5))
+        try await send(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in
+            try req.content.encode(["folder": ""], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        expectStatus(.conflict, try await save(Edit(folder: box, version: try hiddenValue("version", in: form), wasFavorite: "0")))
+        XCTAssertNil(try stored().folder)
+    }
+
+    /// HTML drops a line break that directly follows `<textarea>`: code or notes that began with a
+    /// blank line lost it on every save of the form.
+    func testCodeAndNotesKeepTheirFirstBlankLineThroughTheForm() async throws {
+        let code = "\n    indented first line\n", notes = "\n\nafter two blank lines"
+        let id = try await createSnippet(SnippetUpload(title: "Blank first", code: code, notes: notes))
+        /// A textarea's text as a browser reads it: one line break after the start tag dropped.
+        func textarea(_ opening: String, in html: String) throws -> String {
+            let afterTag = try XCTUnwrap(html.components(separatedBy: opening).dropFirst().first, "no \(opening)")
+            let raw = try XCTUnwrap(afterTag.components(separatedBy: "</textarea>").first)
+            return raw.hasPrefix("\n") ? String(raw.dropFirst()) : raw
+        }
+        let form = try await page("/snippets/\(id)/edit")
+        XCTAssertEqual(try textarea("data-tab-inserts>", in: form), code)
+        XCTAssertEqual(try textarea("<textarea id=\"notes\" name=\"notes\" rows=\"6\">", in: form), notes)
+        let shown = try await page("/snippets/\(id)")
+        XCTAssertEqual(try textarea("aria-label=\"Code to copy\">", in: shown), code)
+    }
+
     func testTheTrashRestoresDeletesForGoodAndPurgesAfterThirtyDays() async throws {
         let kept = try await createSnippet(SnippetUpload(title: "Keep me", newFolder: "Box", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
         let gone = try await createSnippet(SnippetUpload(title: "Gone for good"))

@@ -113,11 +113,15 @@ struct AccountController {
     /// A bcrypt hash of a random password nobody knows, checked against when the name is unknown.
     private static let unknownAccountHash = (try? Bcrypt.hash(UUID().idString, cost: 12)) ?? ""
 
-    /// Where to go after logging in: only a path of this site, never another origin.
+    /// Where to go after logging in: only a path of this site, never another origin. No whitespace
+    /// or control character at all: browsers drop tabs and line breaks anywhere in a URL (and spaces
+    /// and controls at its ends), so "/\t/evil.example" would take the visitor to another site.
     private func safeNext(_ next: String) -> String? {
         let base = settings.basePath
         guard next.hasPrefix(base + "/"), !next.hasPrefix("//"), !next.contains("\\"),
-              !next.contains("://"), next.count <= 2_000 else { return nil }
+              !next.contains("://"), next.count <= 2_000,
+              !next.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
+        else { return nil }
         return next
     }
 

@@ -88,7 +88,7 @@ struct SnippetController: RouteCollection {
             let values = SnippetFormValues(
                 title: snippet.title, code: snippet.code, notes: snippet.notes, language: snippet.language.rawValue,
                 folder: snippet.folder?.uuid.idString ?? "", isFavorite: snippet.isFavorite,
-                version: snippet.editVersion)
+                version: snippet.editVersion, wasFavorite: snippet.isFavorite ? "1" : "0")
             return (values, Set(snippet.tags.map(\.uuid.idString)), snippet.imageContentType != nil)
         }
         return try await formPage(req, id: id, values: values, checkedTags: tags, errors: [:], hasImage: hasImage)
@@ -144,18 +144,20 @@ struct SnippetController: RouteCollection {
                                       errors: form.errors, hasImage: hasImage)
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
-        let conflictingVersion = try await req.store.write { context -> String? in
+        let conflict = try await req.store.write { context -> (version: String, isFavorite: Bool)? in
             let snippet = try Lookup.existingSnippet(id, in: context)
             // A form opened on an older version would silently undo someone else's save.
             if !form.values.version.isEmpty && form.values.version != snippet.editVersion {
-                return snippet.editVersion
+                return (snippet.editVersion, snippet.isFavorite)
             }
             try form.apply(to: snippet, in: context)
             return nil
         }
-        if let currentVersion = conflictingVersion {
+        if let conflict {
+            // Saved again, the form replaces the stored version, the favourite too where it differs.
             var values = form.values
-            values.version = currentVersion
+            values.version = conflict.version
+            values.wasFavorite = conflict.isFavorite ? "1" : "0"
             let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
             return try await formPage(
                 req, id: id, values: values, checkedTags: form.checkedTags, errors: [:], hasImage: hasImage,
@@ -208,8 +210,11 @@ struct SnippetController: RouteCollection {
         let target = try req.content.decode(MoveInput.self).folder ?? ""
         let folderName = try await req.store.write { context -> String in
             let snippet = try Lookup.existingSnippet(id, in: context)
+            // A move is an edit, as into a folder so out of one: an edit form opened before it sees a
+            // new version, rather than quietly putting the snippet back.
             if target.isEmpty {
                 snippet.folder = nil
+                snippet.updatedAt = Date.now
                 snippet.refreshSearchKeywords()
                 return "Unfiled"
             }

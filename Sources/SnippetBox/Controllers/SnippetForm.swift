@@ -17,6 +17,8 @@ struct SnippetFormInput: Content {
     var isFavorite: String?
     /// The version of the snippet the form was opened on (see `SnippetFormValues.version`).
     var version: String?
+    /// Whether the snippet was a favourite when the form was opened (see `SnippetFormValues.wasFavorite`).
+    var wasFavorite: String?
 }
 
 /// The form's input, checked: either valid values ready to apply, or a message for each invalid field.
@@ -44,7 +46,8 @@ struct ValidatedSnippetForm: Sendable {
             newFolder: (input.newFolder ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
             newTags: input.newTags ?? "",
             isFavorite: input.isFavorite != nil,
-            version: input.version ?? "")
+            version: input.version ?? "",
+            wasFavorite: input.wasFavorite ?? "")
         checkedTags = Set(input.tags ?? [])
         removeImage = input.removeImage != nil
 
@@ -109,7 +112,12 @@ struct ValidatedSnippetForm: Sendable {
         snippet.code = values.code
         snippet.notes = values.notes
         snippet.language = language
-        snippet.isFavorite = values.isFavorite
+        // Left as it is unless this form changed it: marking a favourite does not make a new version
+        // (it is not an edit, and would move the snippet up "recently updated"), so an edit form
+        // opened before the star was clicked in another tab would otherwise quietly undo it.
+        if values.wasFavorite.isEmpty || values.isFavorite != (values.wasFavorite == "1") {
+            snippet.isFavorite = values.isFavorite
+        }
         snippet.updatedAt = Date.now
 
         if !values.newFolder.isEmpty {

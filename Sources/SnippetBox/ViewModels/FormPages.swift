@@ -28,6 +28,9 @@ struct SnippetFormValues: Encodable, Sendable {
     /// The edited snippet's version when the form was opened: a save on an older version than the
     /// stored one is a conflicting edit (another tab or person saved in between).
     var version: String = ""
+    /// "1" or "0": whether the edited snippet was a favourite when the form was opened, so that a
+    /// save changes the favourite only where the form's checkbox was changed ("" on a new snippet).
+    var wasFavorite: String = ""
 }
 
 struct ConfirmDeleteSnippetPage: Encodable, Sendable {
