@@ -34,6 +34,22 @@ final class FolderRoutesTests: AppTestCase {
         try await expectPage("/folders", shows: "Job")
     }
 
+    /// The snippet form's "new folder" field finds a folder named the same but for case or Unicode
+    /// normalization, as the folders page refuses a second one (it made "docs" beside "Docs").
+    func testANewFolderNamedInTheSnippetFormInAnotherCaseIsTheSameFolder() async throws {
+        try await expectStatus(.seeOther, createFolder("Docs"))
+        try await createSnippet(SnippetUpload(title: "One", newFolder: "docs"))
+        try await createSnippet(SnippetUpload(title: "Two", newFolder: "DOCS"))
+        try await createSnippet(SnippetUpload(title: "Three", newFolder: "Caf\u{E9}"))
+        try await createSnippet(SnippetUpload(title: "Four", newFolder: "cafe\u{301}"))
+        try await expectStatus(.unprocessableEntity, createFolder("CAFE\u{301}"))
+        try withContext { context in
+            XCTAssertEqual(try context.fetch(FetchDescriptor<Folder>()).map(\.name).sorted(), ["Caf\u{E9}", "Docs"])
+            let snippets = try context.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)]))
+            XCTAssertEqual(snippets.map { $0.folder?.name }, ["Caf\u{E9}", "Docs", "Caf\u{E9}", "Docs"])
+        }
+    }
+
     func testDeletingANonEmptyFolderAsksAndCanKeepTheSnippets() async throws {
         try await createSnippet(SnippetUpload(title: "Kept", newFolder: "Old"))
         let id = try folderID("Old")
@@ -105,6 +121,18 @@ final class TagRoutesTests: AppTestCase {
         }
     }
 
+    /// A name typed with a combining accent is the tag typed with a precomposed one: the store
+    /// compares bytes, and made two tags "Résumé" (on the tags page and in the snippet form).
+    func testATagNameInAnotherUnicodeFormIsTheSameTag() async throws {
+        try await expectStatus(.seeOther, post("/tags", ["name": "R\u{E9}sum\u{E9}", "color": "#ff0000"]))
+        try await expectStatus(.unprocessableEntity, post("/tags", ["name": "Re\u{301}sume\u{301}", "color": "#00ff00"]))
+        try await createSnippet(SnippetUpload(title: "Uses it", newTags: "re\u{301}sume\u{301}"))
+        try withContext { context in
+            XCTAssertEqual(try context.fetch(FetchDescriptor<Tag>()).map(\.name), ["R\u{E9}sum\u{E9}"])
+            XCTAssertEqual(try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first).tags.map(\.name), ["R\u{E9}sum\u{E9}"])
+        }
+    }
+
     func testDeletingATagKeepsItsSnippets() async throws {
         try await createSnippet(SnippetUpload(title: "Tagged", newTags: "temp"))
         let id = try tagID("temp")
@@ -155,6 +183,8 @@ final class MarkdownAndImageTests: XCTestCase {
     func testColorsReadAndWriteHex() throws {
         XCTAssertEqual(ColorData(hex: "#3e63dd")?.hex, "#3e63dd")
         XCTAssertNil(ColorData(hex: "blue"))
+        XCTAssertNil(ColorData(hex: "+12345"), "a sign is not a digit")
+        XCTAssertNil(ColorData(hex: "#+abcde"))
         XCTAssertEqual(ColorData(red: 2, green: -1, blue: .nan).hex, "#ff0000")
         for value in 0...255 {
             let hex = "#" + [value, 255 - value, value / 3].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

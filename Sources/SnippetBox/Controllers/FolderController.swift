@@ -48,9 +48,9 @@ struct FolderController: RouteCollection {
         if ValidatedSnippetForm.hasControlCharacters(name) {
             return .failure(NameError(message: ValidatedSnippetForm.controlCharacterMessage))
         }
-        let lowered = name.lowercased()
-        let clash = try context.fetch(FetchDescriptor<Folder>()).contains { $0.name.lowercased() == lowered && $0.uuid != excluding }
-        if clash { return .failure(NameError(message: "There is already a folder named “\(name)”.")) }
+        if try Lookup.folder(named: name, excluding: excluding, in: context) != nil {
+            return .failure(NameError(message: "There is already a folder named “\(name)”."))
+        }
         return .success(name)
     }
 

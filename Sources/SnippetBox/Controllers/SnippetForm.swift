@@ -121,9 +121,9 @@ struct ValidatedSnippetForm: Sendable {
         snippet.updatedAt = Date.now
 
         if !values.newFolder.isEmpty {
-            let name = values.newFolder
-            let existing = try context.fetch(FetchDescriptor(predicate: #Predicate<Folder> { $0.name == name })).first
-            let folder = existing ?? Folder(name: name)
+            // The folder of that name but for case, as the folders page would refuse a second one.
+            let existing = try Lookup.folder(named: values.newFolder, in: context)
+            let folder = existing ?? Folder(name: values.newFolder)
             if existing == nil { context.insert(folder) }
             snippet.folder = folder
         } else if let id = UUID(uuidString: values.folder) {

@@ -18,7 +18,8 @@ public struct ColorData: Codable, Hashable, Sendable {
     public init?(hex: String) {
         var digits = hex.trimmingCharacters(in: .whitespaces)
         if digits.hasPrefix("#") { digits.removeFirst() }
-        guard digits.count == 6, let value = UInt32(digits, radix: 16) else { return nil }
+        // Six hex digits and nothing else: `UInt32(_:radix:)` also takes a sign ("+12345").
+        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else { return nil }
         self.init(red: Double((value >> 16) & 0xFF) / 255, green: Double((value >> 8) & 0xFF) / 255,
                   blue: Double(value & 0xFF) / 255)
     }

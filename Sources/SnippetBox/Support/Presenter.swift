@@ -139,9 +139,23 @@ enum Lookup {
         return tag
     }
 
+    /// The tag whose name is `name` but for case, spaces around it and Unicode normalization: "Résumé"
+    /// typed with a combining accent is the tag typed with a precomposed one. The store compares the
+    /// normalized names byte for byte, which finds most; Swift's `==`, which compares Strings by
+    /// canonical equivalence, finds the rest among all tags (a library has hundreds at most).
     static func tag(named name: String, in context: ModelContext) throws -> Tag? {
         let normalized = Tag.normalize(name)
-        return try context.fetch(FetchDescriptor(predicate: #Predicate<Tag> { $0.normalizedName == normalized })).first
+        if let tag = try context.fetch(FetchDescriptor(predicate: #Predicate<Tag> { $0.normalizedName == normalized })).first {
+            return tag
+        }
+        return try context.fetch(FetchDescriptor<Tag>()).first { $0.normalizedName == normalized }
+    }
+
+    /// The folder named `name` but for case and Unicode normalization (by Swift's `==`, as
+    /// `tag(named:)`), other than the one `excluding` names: folder names are unique in that sense.
+    static func folder(named name: String, excluding: UUID? = nil, in context: ModelContext) throws -> Folder? {
+        let lowered = name.lowercased()
+        return try context.fetch(FetchDescriptor<Folder>()).first { $0.name.lowercased() == lowered && $0.uuid != excluding }
     }
 }
 
