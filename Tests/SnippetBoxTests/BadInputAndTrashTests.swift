@@ -88,9 +88,9 @@ final class BadInputAndTrashTests: AppTestCase {
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .unprocessableEntity)
             let body = response.body.string
-            XCTAssertTrue(body.contains("Keep the title under 200 characters."))
-            XCTAssertTrue(body.contains("Keep folder names under 100 characters."))
-            XCTAssertTrue(body.contains("Tag names must be under 100 characters"))
+            XCTAssertTrue(body.contains("Keep the title to 200 characters or fewer."))
+            XCTAssertTrue(body.contains("Keep folder names to 100 characters or fewer."))
+            XCTAssertTrue(body.contains("Tag names must be 100 characters or fewer"))
         })
         try await send(.POST, "/folders", beforeRequest: { req async throws in
             try req.content.encode(["name": String(repeating: "f", count: 101)], as: .urlEncodedForm)

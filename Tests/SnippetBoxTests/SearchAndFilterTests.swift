@@ -188,6 +188,12 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertTrue(second.contains("11–12 of 12"), second)
         XCTAssertTrue(second.contains(#"rel="prev" href="/snippets?size=10""#), second)
         XCTAssertFalse(second.contains(#"rel="next""#))
+        // Past the end: it says so, and Previous goes to the last page (it said "12–12 of 12" and
+        // went to page 999998).
+        let pastTheEnd = try await page("/snippets?size=10&page=999999")
+        XCTAssertTrue(pastTheEnd.contains("Past the last page (2) of 12"), pastTheEnd)
+        XCTAssertTrue(pastTheEnd.contains(#"rel="prev" href="/snippets?size=10&amp;page=2""#), pastTheEnd)
+        XCTAssertFalse(pastTheEnd.contains(#"rel="next""#))
 
         XCTAssertTrue(first.contains(#"action="/logout""#) && first.contains(#"href="/trash""#), "a logged-in page's top bar")
         try await app.test(.GET, "/login") { response async throws in

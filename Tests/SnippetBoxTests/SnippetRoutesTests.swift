@@ -176,6 +176,47 @@ final class SnippetRoutesTests: AppTestCase {
             XCTAssertEqual(response.headers.first(name: .contentDisposition), "attachment; filename=\"query-users.sql\"")
             XCTAssertEqual(response.headers.first(name: .contentType), "application/sql; charset=utf-8")
         }
+        // A name that is not ASCII: percent-encoded UTF-8 in filename*, an ASCII stand-in in filename
+        // (raw UTF-8 there, as before, is read as Latin-1 by some clients).
+        let german = try await createSnippet(SnippetUpload(title: "Größe 日本", language: "python", code: "x"))
+        try await send(.GET, "/snippets/\(german)/download") { response async throws in
+            XCTAssertEqual(response.headers.first(name: .contentDisposition),
+                           "attachment; filename=\"gro_e-__.py\"; filename*=UTF-8''gr%C3%B6%C3%9Fe-%E6%97%A5%E6%9C%AC.py")
+        }
+    }
+
+    /// What a user typed comes back when the folder they chose, or the snippet they edit, was deleted
+    /// in another tab meanwhile: it was a bare error page, and the text was lost.
+    func testAFormWhoseFolderOrSnippetWasDeletedMeanwhileKeepsTheText() async throws {
+        try await createSnippet(SnippetUpload(title: "Holder", newFolder: "Doomed"))
+        let doomed = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString }
+        let edited = try await createSnippet(SnippetUpload(title: "Edited", code: "old"))
+        try await send(.POST, "/folders/\(doomed)/delete", beforeRequest: { req async throws in
+            try req.content.encode(["snippets": "move"], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+        for path in ["/snippets", "/snippets/\(edited)"] {
+            try await send(.POST, path, beforeRequest: { req async throws in
+                try req.content.encode(SnippetUpload(title: "Typed with care", folder: doomed, code: "precious code"), as: .formData)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status, .unprocessableEntity, path)
+                let body = response.body.string
+                XCTAssertTrue(body.contains("The folder you chose was deleted meanwhile"), body)
+                XCTAssertTrue(body.contains("precious code") && body.contains("Typed with care"), "the text is kept")
+            })
+        }
+        try await send(.POST, "/snippets/\(edited)/delete")
+        try await send(.POST, "/snippets/\(edited)", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Edited", code: "new and precious"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .notFound)
+            let body = response.body.string
+            XCTAssertTrue(body.contains("This snippet is not in your library"), body)
+            XCTAssertTrue(body.contains("new and precious"), "the text is kept")
+        })
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.code).sorted() }, ["", "old"])
     }
 
     func testUserTextIsEscapedEverywhere() async throws {

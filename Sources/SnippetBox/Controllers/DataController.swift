@@ -50,7 +50,7 @@ struct DataController {
     private func attachment(_ data: Data, type: String, name: String) -> Response {
         let response = Response(status: .ok, body: .init(data: data))
         response.headers.replaceOrAdd(name: .contentType, value: type)
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(name)\"")
+        response.headers.replaceOrAdd(name: .contentDisposition, value: Formatting.attachment(named: name))
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
         return response
     }
@@ -98,7 +98,7 @@ struct DataController {
         let url = try await Housekeeping.backUp(req.application)
         let response = try await req.fileio.asyncStreamFile(at: url.path)
         response.headers.replaceOrAdd(name: .contentType, value: "application/zip")
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(url.lastPathComponent)\"")
+        response.headers.replaceOrAdd(name: .contentDisposition, value: Formatting.attachment(named: url.lastPathComponent))
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
         return response
     }

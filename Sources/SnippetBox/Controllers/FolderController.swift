@@ -43,7 +43,7 @@ struct FolderController: RouteCollection {
         let name = (input ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty { return .failure(NameError(message: "Give the folder a name.")) }
         if name.count > ValidatedSnippetForm.maxNameLength {
-            return .failure(NameError(message: "Keep folder names under \(ValidatedSnippetForm.maxNameLength) characters."))
+            return .failure(NameError(message: "Keep folder names to \(ValidatedSnippetForm.maxNameLength) characters or fewer."))
         }
         if ValidatedSnippetForm.hasControlCharacters(name) {
             return .failure(NameError(message: ValidatedSnippetForm.controlCharacterMessage))

@@ -125,11 +125,18 @@ struct SnippetController: RouteCollection {
                                       errors: form.errors, hasImage: false)
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
-        let id = try await req.store.write { context in
-            let snippet = Snippet(title: form.values.title)
-            context.insert(snippet)
-            try form.apply(to: snippet, in: context)
-            return snippet.uuid
+        let id: UUID
+        do {
+            id = try await req.store.write { context in
+                let snippet = Snippet(title: form.values.title)
+                context.insert(snippet)
+                try form.apply(to: snippet, in: context)
+                return snippet.uuid
+            }
+        } catch is ValidatedSnippetForm.ChosenFolderGone {
+            let (values, errors) = form.withChosenFolderGone()
+            return try await formPage(req, id: nil, values: values, checkedTags: form.checkedTags, errors: errors, hasImage: false)
+                .encodeResponse(status: .unprocessableEntity, for: req)
         }
         req.flash("Snippet created.")
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
@@ -144,14 +151,27 @@ struct SnippetController: RouteCollection {
                                       errors: form.errors, hasImage: hasImage)
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
-        let conflict = try await req.store.write { context -> (version: String, isFavorite: Bool)? in
-            let snippet = try Lookup.existingSnippet(id, in: context)
-            // A form opened on an older version would silently undo someone else's save.
-            if !form.values.version.isEmpty && form.values.version != snippet.editVersion {
-                return (snippet.editVersion, snippet.isFavorite)
+        let conflict: (version: String, isFavorite: Bool)?
+        do {
+            conflict = try await req.store.write { context -> (version: String, isFavorite: Bool)? in
+                guard let snippet = try Lookup.snippet(id, in: context) else { throw ValidatedSnippetForm.EditedSnippetGone() }
+                // A form opened on an older version would silently undo someone else's save.
+                if !form.values.version.isEmpty && form.values.version != snippet.editVersion {
+                    return (snippet.editVersion, snippet.isFavorite)
+                }
+                try form.apply(to: snippet, in: context)
+                return nil
             }
-            try form.apply(to: snippet, in: context)
-            return nil
+        } catch is ValidatedSnippetForm.ChosenFolderGone {
+            let (values, errors) = form.withChosenFolderGone()
+            let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
+            return try await formPage(req, id: id, values: values, checkedTags: form.checkedTags, errors: errors, hasImage: hasImage)
+                .encodeResponse(status: .unprocessableEntity, for: req)
+        } catch is ValidatedSnippetForm.EditedSnippetGone {
+            return try await formPage(
+                req, id: id, values: form.values, checkedTags: form.checkedTags, errors: [:], hasImage: false,
+                conflict: ValidatedSnippetForm.EditedSnippetGone.message)
+                .encodeResponse(status: .notFound, for: req)
         }
         if let conflict {
             // Saved again, the form replaces the stored version, the favourite too where it differs.
@@ -248,7 +268,7 @@ struct SnippetController: RouteCollection {
         let response = Response(status: .ok, body: .init(string: code))
         response.headers.replaceOrAdd(name: .contentType, value: "\(language.mimeType); charset=utf-8")
         let name = Formatting.downloadName(title: title, language: language)
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(name)\"")
+        response.headers.replaceOrAdd(name: .contentDisposition, value: Formatting.attachment(named: name))
         return response
     }
 

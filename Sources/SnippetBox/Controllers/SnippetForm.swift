@@ -54,7 +54,7 @@ struct ValidatedSnippetForm: Sendable {
         if values.title.isEmpty {
             errors["title"] = "Give the snippet a title."
         } else if values.title.count > Self.maxTitleLength {
-            errors["title"] = "Keep the title under \(Self.maxTitleLength) characters."
+            errors["title"] = "Keep the title to \(Self.maxTitleLength) characters or fewer."
         }
         if let language = CodingLanguage(rawValue: values.language) {
             self.language = language
@@ -65,14 +65,14 @@ struct ValidatedSnippetForm: Sendable {
             errors["folder"] = "Choose a folder from the list."
         }
         if values.newFolder.count > Self.maxNameLength {
-            errors["newFolder"] = "Keep folder names under \(Self.maxNameLength) characters."
+            errors["newFolder"] = "Keep folder names to \(Self.maxNameLength) characters or fewer."
         } else if Self.hasControlCharacters(values.newFolder) {
             errors["newFolder"] = Self.controlCharacterMessage
         }
         newTagNames = values.newTags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
         if let long = newTagNames.first(where: { $0.count > Self.maxNameLength }) {
-            errors["newTags"] = "Tag names must be under \(Self.maxNameLength) characters (“\(long.prefix(20))…” is not)."
+            errors["newTags"] = "Tag names must be \(Self.maxNameLength) characters or fewer (“\(long.prefix(20))…” is not)."
         } else if newTagNames.contains(where: Self.hasControlCharacters) {
             errors["newTags"] = Self.controlCharacterMessage
         }
@@ -98,6 +98,26 @@ struct ValidatedSnippetForm: Sendable {
     }
 
     var isValid: Bool { errors.isEmpty }
+
+    /// The folder the form chose was deleted after the form was opened (in another tab, by another
+    /// device): the form comes back with the text kept and the folder to choose again.
+    struct ChosenFolderGone: Error {
+        static let message = "The folder you chose was deleted meanwhile: choose another, or none."
+    }
+
+    /// The snippet the form edits is not in the library (deleted after the form was opened, or never
+    /// this account's): "not found", with the form and the text sent kept, to copy or to save once
+    /// the snippet is restored from the trash.
+    struct EditedSnippetGone: Error {
+        static let message = "This snippet is not in your library: it was deleted after you opened this form (it may be in the trash), so your changes were not saved. Your version is below: copy it, or restore the snippet from the trash and save again."
+    }
+
+    /// The same form with the chosen folder cleared and said to be gone.
+    func withChosenFolderGone() -> (values: SnippetFormValues, errors: [String: String]) {
+        var values = values
+        values.folder = ""
+        return (values, ["folder": ChosenFolderGone.message])
+    }
 
     static let controlCharacterMessage = "Names cannot contain control characters such as NUL or line breaks."
 
@@ -127,9 +147,7 @@ struct ValidatedSnippetForm: Sendable {
             if existing == nil { context.insert(folder) }
             snippet.folder = folder
         } else if let id = UUID(uuidString: values.folder) {
-            guard let folder = try Lookup.folder(id, in: context) else {
-                throw Abort(.badRequest, reason: "The chosen folder no longer exists.")
-            }
+            guard let folder = try Lookup.folder(id, in: context) else { throw ChosenFolderGone() }
             snippet.folder = folder
         } else {
             snippet.folder = nil

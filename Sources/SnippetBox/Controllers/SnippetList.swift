@@ -117,12 +117,15 @@ struct SnippetList {
     private func pagination(total: Int) -> Pagination {
         let pageCount = max(1, (total + query.pageSize - 1) / query.pageSize)
         let first = total == 0 ? 0 : (query.page - 1) * query.pageSize + 1
-        let previousQuery = query.page > 1 ? query.queryString(page: query.page - 1) : nil
+        // Past the end (an old link after deletes, a typed URL), the way back is to the last page,
+        // not to the page before this one, which is past the end too.
+        let isPastEnd = total > 0 && query.page > pageCount
+        let previousQuery = query.page > 1 ? query.queryString(page: min(query.page - 1, pageCount)) : nil
         let nextQuery = query.page < pageCount ? query.queryString(page: query.page + 1) : nil
         return Pagination(
             page: query.page, pageCount: pageCount, total: total,
             first: min(first, total), last: min(query.page * query.pageSize, total),
             previousQuery: previousQuery, nextQuery: nextQuery,
-            hasResults: total > 0, hasPrevious: previousQuery != nil, hasNext: nextQuery != nil)
+            hasResults: total > 0, hasPrevious: previousQuery != nil, hasNext: nextQuery != nil, isPastEnd: isPastEnd)
     }
 }

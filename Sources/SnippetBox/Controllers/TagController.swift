@@ -49,7 +49,7 @@ struct TagController: RouteCollection {
         let name = (input.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty { return .failure(Problem(message: "Give the tag a name.")) }
         if name.count > ValidatedSnippetForm.maxNameLength {
-            return .failure(Problem(message: "Keep tag names under \(ValidatedSnippetForm.maxNameLength) characters."))
+            return .failure(Problem(message: "Keep tag names to \(ValidatedSnippetForm.maxNameLength) characters or fewer."))
         }
         if name.contains(",") { return .failure(Problem(message: "Tag names cannot contain commas.")) }
         if ValidatedSnippetForm.hasControlCharacters(name) { return .failure(Problem(message: ValidatedSnippetForm.controlCharacterMessage)) }

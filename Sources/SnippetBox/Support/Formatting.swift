@@ -174,6 +174,23 @@ enum Formatting {
     }
 
     /// A file name for a download: the title's letters, digits and dashes, with the language's extension.
+    /// A `Content-Disposition` for a download named `name`: a name that is not ASCII goes in
+    /// `filename*` (RFC 6266), percent-encoded UTF-8, with an ASCII stand-in in `filename` for
+    /// clients that read only that; raw UTF-8 in `filename` is read as Latin-1 by some.
+    static func attachment(named name: String) -> String {
+        let quotedSafe = name.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }
+        if quotedSafe { return "attachment; filename=\"\(name)\"" }
+        let fallback = String(name.folding(options: [.diacriticInsensitive], locale: nil).unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" ? Character(scalar) : "_"
+        })
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: attachmentNameCharacters) ?? fallback
+        return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+    }
+
+    /// RFC 5987's `attr-char`: what `filename*` may hold unencoded.
+    private static let attachmentNameCharacters = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$&+-.^_`|~")
+
     static func downloadName(title: String, language: CodingLanguage) -> String {
         let base = String(title.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
             .split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")

@@ -40,6 +40,8 @@ struct Pagination: Encodable, Sendable {
     let hasResults: Bool
     let hasPrevious: Bool
     let hasNext: Bool
+    /// A page after the last: it shows none of the results, and says so rather than "29–29 of 29".
+    let isPastEnd: Bool
 }
 
 struct SavedSearchLink: Encodable, Hashable, Sendable {
