@@ -217,6 +217,19 @@ final class SearchAndFilterTests: AppTestCase {
         try await expectTitles("?q=gam*", ["Gamma both", "Epsilon notes"])
     }
 
+    /// A search of only -excluded words finds nothing (a full-text index cannot search them alone),
+    /// and says why, where it said "0 results for “-alert”".
+    func testASearchOfOnlyExcludedWordsSaysItHasNothingToFind() async throws {
+        for query in ["-alert", "-alert+-%22two+words%22"] {
+            let body = try await page("/snippets?q=\(query)")
+            XCTAssertTrue(body.contains("Nothing to search for in"), body)
+            XCTAssertFalse(body.contains("0 results"), body)
+            try await expectTitles("?q=\(query)", [])
+        }
+        let body = try await page("/snippets?q=fetch+-alert")
+        XCTAssertTrue(body.contains("3 results for “fetch -alert”"), body)
+    }
+
     func testHostileQueriesAreTreatedAsText() async throws {
         for query in ["%22", "%22unbalanced", "*", "(", "NEAR(a%20b)", "a%20AND", "%27%3B%20DROP%20TABLE%20Snippet%3B", "-", "%00"] {
             _ = try await page("/snippets?q=\(query)")

@@ -21,6 +21,10 @@ public struct SearchHit<T: PersistentModel> {
 public struct SearchResults<T: PersistentModel> {
     public let hits: [SearchHit<T>]
     public let totalCount: Int
+    /// False when the query holds nothing to look for: only punctuation, or only `-excluded` words,
+    /// which a full-text index cannot search by themselves. There are no hits then, and a page can
+    /// say why rather than report "0 results".
+    public var hasTermsToFind = true
 }
 
 extension ModelContext {
@@ -51,7 +55,7 @@ extension ModelContext {
         let index = try fullTextIndex(of: layout)
         let parsedQuery = FullTextQuery(query)
         guard let match = parsedQuery.matchExpression else {
-            return SearchResults(hits: [], totalCount: 0)
+            return SearchResults(hits: [], totalCount: 0, hasTermsToFind: false)
         }
         let onePhrase = parsedQuery.isOnePhrase
         let condition = try predicate.map { try PredicateTranslator.translate($0, layout: layout, store: store) }

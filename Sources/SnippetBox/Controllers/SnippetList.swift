@@ -24,6 +24,7 @@ struct SnippetList {
         let offset = (query.page - 1) * query.pageSize
         var snippets: [(snippet: Snippet, excerpts: [String: [TextFragment]])]
         let total: Int
+        var hasTermsToFind = true
         if query.isSearch {
             let results = try context.search(
                 Snippet.self, for: query.text, where: predicate,
@@ -31,6 +32,7 @@ struct SnippetList {
                 limit: query.pageSize, offset: offset, relationshipKeyPathsForPrefetching: [\.folder, \.tags])
             snippets = results.hits.map { ($0.model, $0.excerpts) }
             total = results.totalCount
+            hasTermsToFind = results.hasTermsToFind
         } else {
             var descriptor = FetchDescriptor<Snippet>(predicate: predicate, sortBy: query.sortDescriptors)
             descriptor.fetchLimit = query.pageSize
@@ -40,11 +42,14 @@ struct SnippetList {
             total = try context.fetchCount(FetchDescriptor<Snippet>(predicate: predicate))
         }
         return Results(
-            heading: try heading(folderName: folderName, total: total),
+            heading: try heading(folderName: folderName, total: total, hasTermsToFind: hasTermsToFind),
             snippets: snippets, form: try form(), pagination: pagination(total: total))
     }
 
-    private func heading(folderName: String?, total: Int) throws -> String {
+    private func heading(folderName: String?, total: Int, hasTermsToFind: Bool) throws -> String {
+        if query.isSearch, !hasTermsToFind {
+            return "Nothing to search for in “\(query.text)”: a -word only leaves out snippets that have it; add a word to find"
+        }
         if query.isSearch { return "\(total) result\(total == 1 ? "" : "s") for “\(query.text)”" }
         if query.hasFilters {
             if query.favoritesOnly && !otherFilters(except: "favorites") { return "Favorites" }
