@@ -274,6 +274,24 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertFalse(nothing.contains("class=\"pagination\""))
     }
 
+    /// A saved search's query went into the redirect's Location as it came: a line break in it split
+    /// the response, and what followed became headers (a Set-Cookie among them).
+    func testASavedSearchQueryCannotAddHeaders() async throws {
+        for name in ["Split", ""] {
+            for query in ["q=a\r\nSet-Cookie: injected=1", "q=x\nX-Injected: yes", "q=a b", "q=a#b", "q=\u{0}"] {
+                try await send(.POST, "/searches", beforeRequest: { req async throws in
+                    try req.content.encode(["name": name, "query": query], as: .urlEncodedForm)
+                }, afterResponse: { response async throws in
+                    XCTAssertEqual(response.status, .badRequest, query.debugDescription)
+                    XCTAssertNil(response.headers.first(name: "X-Injected"))
+                    XCTAssertFalse(response.headers[.setCookie].contains { $0.contains("injected") }, query.debugDescription)
+                    XCTAssertFalse(response.headers.first(name: .location)?.contains("\n") ?? false)
+                })
+            }
+        }
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<SavedSearch>()) }, 0)
+    }
+
     func testSavedSearchesAppearInTheSidebar() async throws {
         try await send(.POST, "/searches", beforeRequest: { req async throws in
             try req.content.encode(["name": "Fetch favourites", "query": "?q=fetch&favorites=1"], as: .urlEncodedForm)

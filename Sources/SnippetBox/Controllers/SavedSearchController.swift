@@ -24,15 +24,27 @@ struct SavedSearchController: RouteCollection {
         var given = input.query ?? ""
         if given.hasPrefix("?") { given.removeFirst() }
         let query = given
+        // Checked before either redirect below, which puts the query into the Location header.
+        guard Self.isStorable(query: query) else { throw Abort(.badRequest, reason: "That search cannot be saved.") }
         guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
             req.flash("Give the search a name (up to \(ValidatedSnippetForm.maxNameLength) characters) to save it.")
             return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
         }
-        guard query.count <= 4_000, !query.contains("#") else { throw Abort(.badRequest, reason: "That search cannot be saved.") }
         try await req.store.write { context in context.insert(SavedSearch(name: name, query: query)) }
         req.flash("Saved the search “\(name)”.")
         return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
     }
+
+    /// Whether a query string can be saved, and so put into a redirect's `Location` and the sidebar's
+    /// links: at most 4,000 characters, each one a URL query may hold as it is (the list page's form
+    /// sends them percent-encoded). A line break taken as it came split the response: the rest of the
+    /// query became headers of the redirect (a `Set-Cookie` among them).
+    static func isStorable(query: String) -> Bool {
+        query.count <= 4_000 && query.unicodeScalars.allSatisfy(queryCharacters.contains)
+    }
+
+    /// RFC 3986's query characters, with `%` for what is encoded, without `#`, which ends a query.
+    private static let queryCharacters = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "%")).subtracting(CharacterSet(charactersIn: "#"))
 
     @Sendable func delete(req: Request) async throws -> Response {
         guard let text = req.parameters.get("id"), let id = UUID(uuidString: text) else { throw Abort(.notFound) }

@@ -236,7 +236,7 @@ struct LibraryImporter {
         let existingSearches = Set(try context.fetch(FetchDescriptor<SavedSearch>()).map(\.uuid))
         for record in export.savedSearches where !existingSearches.contains(record.uuid) {
             guard !record.name.isEmpty, record.name.count <= ValidatedSnippetForm.maxNameLength,
-                  !ValidatedSnippetForm.hasControlCharacters(record.name), record.query.count <= 4_000,
+                  !ValidatedSnippetForm.hasControlCharacters(record.name), SavedSearchController.isStorable(query: record.query),
                   Formatting.storableDates.contains(record.createdAt) else {
                 report.skipped.append("saved search “\(record.name.prefix(40))”: not valid")
                 continue
