@@ -85,11 +85,12 @@ struct AccountController {
         let input = try req.content.decode(CredentialsInput.self)
         let username = AccountStore.normalize(input.username ?? "")
         let next = input.next.flatMap(safeNext) ?? ""
-        let address = req.remoteAddress?.ipAddress ?? "unknown"
-        if let wait = throttle.waitTime(account: username, address: address) {
-            let minutes = Int((wait / 60).rounded(.up))
-            let page = LoginPage(username: username, next: next,
-                                 error: "Too many failed attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").")
+        let attempt: LoginThrottle.Attempt
+        switch throttle.admit(account: username, address: req.clientAddress) {
+        case .allowed(let admitted):
+            attempt = admitted
+        case .refused(let wait):
+            let page = LoginPage(username: username, next: next, error: Self.tooManyAttempts(wait))
             return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
                 .encodeResponse(status: .tooManyRequests, for: req)
         }
@@ -97,17 +98,27 @@ struct AccountController {
         let account = req.application.accounts.account(username: username)
         // Hash even for an unknown name, so that the answer's timing does not tell which names exist.
         let hash = account?.passwordHash ?? Self.unknownAccountHash
-        let matches = AccountStore.passwordBytes.contains(password.utf8.count)
-            ? ((try? await req.password.async.verify(password, created: hash)) ?? false) : false
-        guard let account, matches else {
-            throttle.recordFailure(account: username, address: address)
+        guard let account, await Self.verify(password, against: hash, on: req) else {
             let page = LoginPage(username: username, next: next, error: "That username and password do not match.")
             return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
                 .encodeResponse(status: .unauthorized, for: req)
         }
-        throttle.recordSuccess(account: username)
+        throttle.succeeded(attempt)
         try await req.logIn(account)
         return req.redirect(to: next.isEmpty ? "\(settings.basePath)/snippets" : next)
+    }
+
+    /// Whether `password` is the one `hash` was made from. bcrypt reads a password up to its first NUL
+    /// byte and no further than 72 bytes, so a password with a NUL, which no new password may hold, is
+    /// never right: "pass\0anything" matched "pass\0word".
+    private static func verify(_ password: String, against hash: String, on req: Request) async -> Bool {
+        guard AccountStore.passwordBytes.contains(password.utf8.count), !password.utf8.contains(0) else { return false }
+        return (try? await req.password.async.verify(password, created: hash)) ?? false
+    }
+
+    private static func tooManyAttempts(_ wait: TimeInterval) -> String {
+        let minutes = Int((wait / 60).rounded(.up))
+        return "Too many failed attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
     }
 
     /// A bcrypt hash of a random password nobody knows, checked against when the name is unknown.
@@ -158,9 +169,18 @@ struct AccountController {
     @Sendable func changePassword(req: Request) async throws -> Response {
         guard let account = req.account else { throw Abort(.unauthorized) }
         let input = try req.content.decode(PasswordInput.self)
-        let current = input.current ?? ""
-        let currentMatches = AccountStore.passwordBytes.contains(current.utf8.count)
-            ? ((try? await req.password.async.verify(current, created: account.passwordHash)) ?? false) : false
+        // The current password is checked under the login's limits: a session left open in a browser
+        // was a way to guess it without any.
+        let attempt: LoginThrottle.Attempt
+        switch throttle.admit(account: account.username, address: req.clientAddress) {
+        case .allowed(let admitted):
+            attempt = admitted
+        case .refused(let wait):
+            return try await renderAccountPage(req, errors: ["current": Self.tooManyAttempts(wait)])
+                .encodeResponse(status: .tooManyRequests, for: req)
+        }
+        let currentMatches = await Self.verify(input.current ?? "", against: account.passwordHash, on: req)
+        if currentMatches { throttle.succeeded(attempt) }
         var errors: [String: String] = [:]
         if !currentMatches {
             errors["current"] = "That is not your current password."
@@ -237,9 +257,16 @@ struct AccountController {
         guard account.id != req.account?.id else {
             throw Abort(.badRequest, reason: "You cannot remove your own account.")
         }
-        try await req.application.accounts.remove(account.id)
+        // The library first: should moving it fail, the account is still there, as the error page
+        // says ("nothing was changed"); removed first, it left a library that no account named.
         try req.application.libraries.retire(account)
+        try await req.application.accounts.remove(account.id)
         req.flash("Removed \(account.username); their library was moved to removed/ in the data directory.")
         return req.redirect(to: "\(settings.basePath)/users")
     }
+}
+
+private extension Request {
+    /// The address the login limits count by.
+    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
 }

@@ -80,15 +80,27 @@ public final class AccountStore: Sendable {
         if let username {
             let name = normalize(username)
             if name.isEmpty { return AccountError(field: "username", message: "Choose a username.") }
-            if name.count > usernameLimit {
+            // Counted in Unicode scalars: one letter with 300 combining marks is one Character, and made
+            // a name too long for a file name when the account's library was retired under it.
+            if name.unicodeScalars.count > usernameLimit {
                 return AccountError(field: "username", message: "A username has at most \(usernameLimit) characters.")
             }
             if !name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.@".unicodeScalars.contains($0) }) {
                 return AccountError(field: "username", message: "Use letters, digits and - _ . @ only.")
             }
+            // A name that looks like another's: full-width or other compatibility forms ("ｂｏｂ" is
+            // "bob" to a reader), and invisible marks such as variation selectors ("bob" + U+FE0E).
+            if name != name.precomposedStringWithCompatibilityMapping.lowercased()
+                || name.unicodeScalars.contains(where: \.properties.isDefaultIgnorableCodePoint) {
+                return AccountError(field: "username", message: "Use plain letters: this name has look-alike or invisible characters.")
+            }
         }
         if !passwordBytes.contains(password.utf8.count) {
             return AccountError(field: "password", message: "A password has 8 to 72 bytes (bcrypt reads no more).")
+        }
+        // bcrypt stops reading at a NUL byte: "pass\0word" would be "pass", and any "pass\0…" would do.
+        if password.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return AccountError(field: "password", message: "A password cannot contain control characters such as NUL.")
         }
         if let confirmation, confirmation != password {
             return AccountError(field: "confirmation", message: "The two passwords differ.")
@@ -126,8 +138,9 @@ public final class AccountStore: Sendable {
                 return nil
             }
             account.passwordHash = passwordHash
-            // Whole seconds: sessions record their login time in seconds.
-            account.passwordChangedAt = Date(timeIntervalSince1970: Date.now.timeIntervalSince1970.rounded(.up))
+            // Exact, and later than before: sessions keep the value they logged in under, and a session
+            // from before the stamps compares its login time (in whole seconds, rounded up) with it.
+            account.passwordChangedAt = max(Date.now, account.passwordChangedAt.addingTimeInterval(0.001))
             try context.save()
             return AccountInfo(account)
         }

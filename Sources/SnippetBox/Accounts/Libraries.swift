@@ -74,17 +74,29 @@ public final class Libraries: Sendable {
     }
 
     /// Closes the account's library and moves its files into `removed/` in the data directory,
-    /// where an administrator can still recover them.
+    /// where an administrator can still recover them: a folder named by the username (as much of it
+    /// as fits a file name) and the account's id, which is unique whatever the name holds.
     public func retire(_ account: AccountInfo) throws {
         _ = slots.withLockedValue { $0.removeValue(forKey: account.id) }
         let source = url(of: account)
         let target = dataDirectory.appendingPathComponent("removed", isDirectory: true)
-            .appendingPathComponent("\(account.username)-\(Int(Date.now.timeIntervalSince1970))", isDirectory: true)
+            .appendingPathComponent(Self.retiredFolderName(account, at: .now), isDirectory: true)
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
         let folder = source.deletingLastPathComponent()
         let prefix = source.lastPathComponent
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
             try FileManager.default.moveItem(at: folder.appendingPathComponent(name), to: target.appendingPathComponent(name))
         }
+    }
+
+    /// `<username>-<id>-<seconds>`, the username cut to 60 bytes of whole Characters with anything a
+    /// file name cannot hold replaced: file names have at most 255 bytes.
+    static func retiredFolderName(_ account: AccountInfo, at date: Date) -> String {
+        var name = ""
+        for character in FolderArchive.safeName(account.username) {
+            guard name.utf8.count + character.utf8.count <= 60 else { break }
+            name.append(character)
+        }
+        return "\(name)-\(account.id.idString)-\(Formatting.wholeSeconds(date))"
     }
 }

@@ -1,0 +1,134 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+
+/// Accounts against a determined visitor: guessing passwords side by side or through the account
+/// page, passwords bcrypt would cut short, sessions around a password change, names that look like
+/// others, and removing an account whatever its name holds.
+final class AccountHardeningTests: AppTestCase {
+    private func changePassword(current: String, to new: String, as session: TestSession? = nil) async throws -> (HTTPStatus, String) {
+        var result: (HTTPStatus, String) = (.ok, "")
+        try await send(.POST, "/account/password", as: session, beforeRequest: { req async throws in
+            try req.content.encode(["current": current, "password": new, "confirmation": new], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            result = (response.status, response.body.string)
+        })
+        return result
+    }
+
+    /// The account page's "current password" could be guessed without limit by anyone holding a
+    /// session (a browser left open).
+    func testTheCurrentPasswordIsGuessedUnderTheLoginsLimits() async throws {
+        for guess in 1...5 {
+            let (status, body) = try await changePassword(current: "guess number \(guess)", to: "a new password")
+            expectStatus(.unprocessableEntity, status)
+            XCTAssertTrue(body.contains("That is not your current password."))
+        }
+        let (status, body) = try await changePassword(current: Self.password, to: "a new password")
+        expectStatus(.tooManyRequests, status)
+        XCTAssertTrue(body.contains("Too many failed attempts"), body)
+    }
+
+    /// Attempts let through side by side count against each other: checking the count first and
+    /// recording a failure after the password check let every one of them through.
+    func testAttemptsMadeAtOnceCountAgainstEachOther() {
+        let throttle = LoginThrottle(failuresPerAccount: 5, failuresPerAddress: 20)
+        let now = Date.now
+        var admitted: [LoginThrottle.Attempt] = []
+        var refused = 0
+        for index in 0..<30 {
+            // All let through or refused before any result is known, as requests in flight are.
+            switch throttle.admit(account: "target", address: "10.0.0.\(index % 2)", now: now) {
+            case .allowed(let attempt): admitted.append(attempt)
+            case .refused: refused += 1
+            }
+        }
+        XCTAssertEqual(admitted.count, 5)
+        XCTAssertEqual(refused, 25)
+        // A right password forgets the account's failures, and is not one of its address's.
+        throttle.succeeded(admitted[0])
+        for _ in 0..<5 {
+            guard case .allowed = throttle.admit(account: "target", address: "10.0.0.9", now: now) else { return XCTFail("refused") }
+        }
+        for index in 0..<20 {
+            let admission = throttle.admit(account: "other \(index)", address: "10.0.0.7", now: now)
+            guard case .allowed(let attempt) = admission else { return XCTFail("refused at \(index)") }
+            throttle.succeeded(attempt)
+        }
+        guard case .allowed = throttle.admit(account: "someone", address: "10.0.0.7", now: now) else {
+            return XCTFail("successful logins counted as the address's failures")
+        }
+    }
+
+    /// bcrypt reads a password up to its first NUL: "pass\0word" was "pass", and "pass\0XXXXXXXX"
+    /// logged in.
+    func testAPasswordWithANULIsRefusedAndNeverMatches() async throws {
+        let (status, body) = try await changePassword(current: Self.password, to: "pass\u{0}word-secret")
+        expectStatus(.unprocessableEntity, status)
+        XCTAssertTrue(body.contains("control characters such as NUL"), body)
+        var anonymous = TestSession()
+        try await send(.GET, "/login", as: anonymous) { anonymous = TestSession(startedBy: $0) }
+        try await send(.POST, "/login", as: anonymous, beforeRequest: { req async throws in
+            try req.content.encode(["username": "tester", "password": Self.password + "\u{0}and more"], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unauthorized)
+        })
+    }
+
+    /// A session that logged in during the second of a password change outlived it: both times
+    /// were kept in whole seconds, rounded up.
+    func testASessionFromJustBeforeAPasswordChangeEndsWithIt() async throws {
+        let justBefore = try await logIn("tester")
+        let (status, _) = try await changePassword(current: Self.password, to: "a new password")
+        expectStatus(.seeOther, status)
+        try await send(.GET, "/snippets", as: justBefore) { response async throws in
+            XCTAssertEqual(response.status, .seeOther, "the session from before the change is over")
+        }
+        let after = try await logIn("tester", password: "a new password")
+        try await send(.GET, "/snippets", as: after) { response async throws in
+            XCTAssertEqual(response.status, .ok)
+        }
+    }
+
+    /// Names that read as another's were accepted: full-width letters, invisible marks.
+    func testLookAlikeUsernamesAreRefused() async throws {
+        try await addAccount("bob")
+        for name in ["ｂｏｂ", "bob\u{FE0E}", "b\u{34F}ob", "e" + String(repeating: "\u{301}", count: 60)] {
+            try await send(.POST, "/users", beforeRequest: { req async throws in
+                try req.content.encode(["username": name, "password": "bob's password"], as: .urlEncodedForm)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status, .unprocessableEntity, name.debugDescription)
+            })
+        }
+        XCTAssertEqual(app.accounts.all.map(\.username).sorted(), ["bob", "tester"])
+    }
+
+    /// An account whose name makes too long a file name (one letter with 300 combining marks, made
+    /// before names were counted in scalars) was removed with a 500 that said nothing changed, and
+    /// left its library in libraries/, named by no account.
+    func testRemovingAnAccountWithAnyNameMovesItsLibraryAside() async throws {
+        let name = "e" + String(repeating: "\u{301}", count: 300)
+        let account = try await addAccount(name, password: "odd one's password")
+        let odd = try await logIn(name, password: "odd one's password")
+        try await send(.POST, "/snippets", as: odd, beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Odd's"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        try await send(.POST, "/users/\(account.id.uuidString)/delete") { response async throws in
+            XCTAssertEqual(response.status, .seeOther, response.body.string)
+        }
+        XCTAssertNil(app.accounts.account(id: account.id))
+        let removed = try FileManager.default.contentsOfDirectory(atPath: dataDirectory.appendingPathComponent("removed").path)
+        XCTAssertEqual(removed.count, 1)
+        let folder = try XCTUnwrap(removed.first)
+        XCTAssertTrue(folder.contains(account.id.idString), folder)
+        let moved = try FileManager.default.contentsOfDirectory(atPath: dataDirectory.appendingPathComponent("removed/\(folder)").path)
+        XCTAssertTrue(moved.contains { $0.hasSuffix(".store") }, "\(moved)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory.appendingPathComponent("libraries").path)) ?? []
+        XCTAssertTrue(left.isEmpty, "nothing of it is left in libraries/: \(left)")
+    }
+}
