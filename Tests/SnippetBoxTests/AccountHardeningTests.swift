@@ -93,6 +93,20 @@ final class AccountHardeningTests: AppTestCase {
         }
     }
 
+    /// Signed-in pages were cacheable: after logging out, Back showed them from the browser's cache.
+    func testSignedInPagesAreNotKeptInCaches() async throws {
+        try await createSnippet(SnippetUpload(title: "Private", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
+        let id = try withContext { try XCTUnwrap($0.fetch(FetchDescriptor<Snippet>()).first).uuid.uuidString }
+        for path in ["/snippets", "/snippets/\(id)", "/snippets/\(id)/edit", "/account", "/trash", "/snippets/\(id)/raw"] {
+            try await send(.GET, path) { response async throws in
+                XCTAssertEqual(response.headers.first(name: .cacheControl), "no-store", path)
+            }
+        }
+        try await send(.GET, "/snippets/\(id)/image") { response async throws in
+            XCTAssertEqual(response.headers.first(name: .cacheControl), "private, max-age=86400", "an image keeps its own")
+        }
+    }
+
     /// Names that read as another's were accepted: full-width letters, invisible marks.
     func testLookAlikeUsernamesAreRefused() async throws {
         try await addAccount("bob")

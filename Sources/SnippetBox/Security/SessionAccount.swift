@@ -68,7 +68,13 @@ struct RequireAccountMiddleware: AsyncMiddleware {
         if let account = request.sessionAccount() {
             request.account = account
             request.openedLibrary = await request.application.libraries.openInBackground(for: account)
-            return try await next.respond(to: request)
+            let response = try await next.respond(to: request)
+            // A signed-in page is kept by no cache: after logging out on a shared computer, Back
+            // showed the library from the browser's cache. (An image sets its own, private policy.)
+            if !response.headers.contains(name: .cacheControl) {
+                response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+            }
+            return response
         }
         if request.application.accounts.isEmpty {
             return request.redirect(to: "\(basePath)/setup")
