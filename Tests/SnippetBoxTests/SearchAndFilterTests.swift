@@ -292,6 +292,25 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<SavedSearch>()) }, 0)
     }
 
+    /// A search saved from its second page opened there; a second search of one name was a second
+    /// sidebar entry nobody could tell from the first.
+    func testASavedSearchOpensOnItsFirstPageAndNamesAreNotRepeated() async throws {
+        for (name, query) in [("Fetches", "q=fetch&page=2&size=10"), ("FETCHES", "q=gamma"), ("fetches", "q=sql")] {
+            try await send(.POST, "/searches", beforeRequest: { req async throws in
+                try req.content.encode(["name": name, "query": query], as: .urlEncodedForm)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status, .seeOther)
+            })
+        }
+        try withContext { context in
+            let saved = try context.fetch(FetchDescriptor<SavedSearch>())
+            XCTAssertEqual(saved.map(\.name), ["Fetches"])
+            XCTAssertEqual(saved.map(\.query), ["q=fetch&size=10"])
+        }
+        let body = try await page("/snippets")
+        XCTAssertTrue(body.contains("There is already a saved search named “fetches”"), body)
+    }
+
     func testSavedSearchesAppearInTheSidebar() async throws {
         try await send(.POST, "/searches", beforeRequest: { req async throws in
             try req.content.encode(["name": "Fetch favourites", "query": "?q=fetch&favorites=1"], as: .urlEncodedForm)

@@ -23,14 +23,28 @@ struct SavedSearchController: RouteCollection {
         let name = (input.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         var given = input.query ?? ""
         if given.hasPrefix("?") { given.removeFirst() }
-        let query = given
+        // A search saved from its second page opens on its first: the page is where one was, not
+        // what one searched for.
+        let query = given.split(separator: "&", omittingEmptySubsequences: true)
+            .filter { !$0.hasPrefix("page=") }.joined(separator: "&")
         // Checked before either redirect below, which puts the query into the Location header.
         guard Self.isStorable(query: query) else { throw Abort(.badRequest, reason: "That search cannot be saved.") }
         guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
             req.flash("Give the search a name (up to \(ValidatedSnippetForm.maxNameLength) characters) to save it.")
             return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
         }
-        try await req.store.write { context in context.insert(SavedSearch(name: name, query: query)) }
+        let isNew = try await req.store.write { context -> Bool in
+            // One search a name, without regard to case or Unicode form, as folders and tags: two
+            // sidebar entries of one name could not be told apart.
+            let lowered = name.lowercased()
+            guard try !context.fetch(FetchDescriptor<SavedSearch>()).contains(where: { $0.name.lowercased() == lowered }) else { return false }
+            context.insert(SavedSearch(name: name, query: query))
+            return true
+        }
+        guard isNew else {
+            req.flash("There is already a saved search named “\(name)”: choose another name, or remove that one first.")
+            return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
+        }
         req.flash("Saved the search “\(name)”.")
         return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
     }
