@@ -35,6 +35,38 @@ final class ReadAheadTests: StoreTestCase {
         #endif
     }
 
+    /// Reading ahead closed a descriptor of the database file, which drops every POSIX lock the
+    /// process holds on it, SQLite's among them: another process then took itself for the store's
+    /// last user and deleted the write-ahead log still in use (`snippetbox check` beside the server
+    /// lost its saves, or left the store malformed).
+    func testReadingAheadKeepsTheLocksThatTellOtherProcessesTheStoreIsInUse() throws {
+        #if os(Linux)
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        context.insert(Photo(caption: "before"))
+        try context.save()
+        let log = storeURL.path + "-wal"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: log), "the save is in the write-ahead log")
+        XCTAssertTrue(container.readAheadStoreFiles())
+        XCTAssertTrue(container.readAheadStoreFiles(), "and again, with the descriptor kept")
+
+        // Another process opens the store and closes it: with this one's locks in place, it is not
+        // the last user, and leaves the log alone.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", storeURL.path, "SELECT count(*) FROM sqlite_master;"]
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        shell.waitUntilExit()
+        XCTAssertEqual(shell.terminationStatus, 0, "the sqlite3 shell ran (the test command installs it)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: log), "the other process did not take the log away")
+
+        context.insert(Photo(caption: "after"))
+        try context.save()
+        XCTAssertEqual(try ModelContext(try makeContainer(Photo.self)).fetchCount(FetchDescriptor<Photo>()), 2)
+        #endif
+    }
+
     func testAStoreInMemoryHasNoFileToReadAhead() throws {
         let container = try ModelContainer(for: Schema([Photo.self]), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         XCTAssertFalse(container.readAheadStoreFiles())

@@ -130,10 +130,16 @@ extension ModelContainer {
         let files = [database, database + "-wal"]
         let sizes = files.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64) ?? 0 }
         guard sizes.reduce(0, +) <= ProcessInfo.processInfo.physicalMemory / Self.readAheadShareOfMemory else { return false }
-        for (path, size) in zip(files, sizes) where size > 0 {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }
-            defer { close(descriptor) }
+        for (index, (path, size)) in zip(files, sizes).enumerated() where size > 0 {
+            // The database file is read through a descriptor kept open for the life of the process:
+            // closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+            // among them. With its locks gone, another process (`snippetbox check`, `backup` or
+            // `seed` beside the server) took itself for the store's last user, checkpointed and deleted
+            // the write-ahead log the server was still writing to: its saves were lost, or the store
+            // was left malformed. SQLite takes no such lock on the log, which is opened and closed.
+            let keepsOpen = index == 0
+            guard let descriptor = keepsOpen ? Self.keptReadAheadDescriptor(for: path) : Self.openForReadAhead(path) else { continue }
+            defer { if !keepsOpen { close(descriptor) } }
             // The kernel reads at most its read-ahead window (a few megabytes) for one piece of advice,
             // whatever the length asked for: the file is advised a range at a time.
             let range: UInt64 = 4 << 20
@@ -147,5 +153,37 @@ extension ModelContainer {
         #else
         return false
         #endif
+    }
+
+    private static func openForReadAhead(_ path: String) -> CInt? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// Descriptors of database files read ahead, by path, each opened once and kept while its path
+    /// names that file (see `readAheadStoreFiles`): one a store, as SQLite itself keeps.
+    private static let readAheadDescriptors = LockedValue<[String: CInt]>([:])
+
+    private static func keptReadAheadDescriptor(for path: String) -> CInt? {
+        readAheadDescriptors.withLock { descriptors in
+            // A file removed or replaced since (a test's temporary store, a restored backup) is one no
+            // other process can open by its path any more, so its descriptor is closed rather than
+            // kept for good.
+            for (keptPath, kept) in descriptors where !names(keptPath, kept) {
+                close(kept)
+                descriptors[keptPath] = nil
+            }
+            if let kept = descriptors[path] { return kept }
+            let descriptor = openForReadAhead(path)
+            descriptors[path] = descriptor
+            return descriptor
+        }
+    }
+
+    /// Whether `path` still names the file `descriptor` has open.
+    private static func names(_ path: String, _ descriptor: CInt) -> Bool {
+        var open = stat(), named = stat()
+        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 }
