@@ -55,7 +55,11 @@ public struct AppSettings: Sendable, Equatable {
             settings.dataDirectory = URL(fileURLWithPath: directory)
         }
         if let basePath = environment["BASE_PATH"] {
-            guard !basePath.contains("..") && basePath.allSatisfy({ $0.isLetter || $0.isNumber || "/-_.".contains($0) }) else {
+            // ASCII, and no segment of dots: "/café" was served at neither its encoded nor its raw
+            // path, and "/." is a path every client shortens to "/".
+            let segments = basePath.split(separator: "/")
+            guard basePath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/-_.".contains($0)) }),
+                  !segments.contains(where: { $0.allSatisfy { $0 == "." } }) else {
                 throw SettingsError(variable: "BASE_PATH", value: basePath, expected: "a URL path such as /snippets")
             }
             settings.basePath = normalizedBasePath(basePath)

@@ -196,3 +196,14 @@ let tinyPNG = Data([
     0x0F, 0x00, 0x01, 0x04, 0x01, 0x00, 0x5F, 0x3C, 0xE5, 0x9B, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
     0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
 ])
+
+/// A value handed from a thread a test starts to the test's own.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value { lock.withLock { value } }
+}

@@ -357,6 +357,27 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(try Data(contentsOf: target.appendingPathComponent("marker")), Data("keep".utf8))
     }
 
+    /// A folder given to `restore` made ZIPFoundation search for a ZIP's end for ever.
+    func testRestoringAFolderSaysItIsNotAnArchive() throws {
+        let folder = dataDirectory.appendingPathComponent("not-an-archive", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = LockedBox<String?>(nil)
+        let target = dataDirectory.appendingPathComponent("target")
+        Thread.detachNewThread {
+            do {
+                try BackupArchive.restore(folder, to: target)
+                outcome.set("restored")
+            } catch {
+                outcome.set("\(error)")
+            }
+            finished.signal()
+        }
+        XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "restore did not return")
+        XCTAssertTrue(outcome.get()?.contains("is not a backup archive") == true, outcome.get() ?? "nothing")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+    }
+
     func testHousekeepingPurgesOldTrashAndBacksUpOnSchedule() async throws {
         try await fillLibrary()
         var scheduled = settings!
@@ -378,6 +399,15 @@ final class ExportAndBackupTests: AppTestCase {
             try await Housekeeping.runOnce(app, now: start.addingTimeInterval(hours * 3_600))
         }
         XCTAssertEqual(BackupArchive.list(in: scheduled.backupDirectory).count, 2)
+        // A backup made by hand is not one of the scheduled ones BACKUP_KEEP counts: it stays.
+        let byHand = try await Housekeeping.backUp(app, now: start.addingTimeInterval(15 * 3_600))
+        for url in BackupArchive.list(in: scheduled.backupDirectory) {
+            try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(-24 * 3_600)], ofItemAtPath: url.path)
+        }
+        try await Housekeeping.runOnce(app, now: start.addingTimeInterval(21 * 3_600))
+        let kept = BackupArchive.list(in: scheduled.backupDirectory)
+        XCTAssertTrue(kept.contains(byHand), "\(kept.map(\.lastPathComponent))")
+        XCTAssertEqual(kept.filter { $0.lastPathComponent.hasSuffix("-scheduled.zip") }.count, 2)
         try await Housekeeping.runOnce(app, now: start.addingTimeInterval(31 * 86_400))
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4, "trashed for over 30 days: purged")
     }

@@ -65,14 +65,3 @@ final class MarkdownNotesPageTests: AppTestCase {
         XCTAssertTrue(taggedPage.contains("<p>Note: &lt;p is a tag</p>"), taggedPage)
     }
 }
-
-/// A value handed from the rendering thread to the test's.
-private final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func get() -> Value { lock.withLock { value } }
-}

@@ -284,5 +284,10 @@ final class SettingsTests: XCTestCase {
         }
         XCTAssertThrowsError(try AppSettings.fromEnvironment(["MAX_UPLOAD_MB": "0"]))
         XCTAssertThrowsError(try AppSettings.fromEnvironment(["BASE_PATH": "/../etc"]))
+        // Accepted once, and then served at no path: a non-ASCII segment, a segment of dots.
+        for unreachable in ["/café", "/.", "/snippets/./x", "/日本"] {
+            XCTAssertThrowsError(try AppSettings.fromEnvironment(["BASE_PATH": unreachable]), unreachable)
+        }
+        XCTAssertEqual(try AppSettings.fromEnvironment(["BASE_PATH": "/my.snippets"]).basePath, "/my.snippets")
     }
 }

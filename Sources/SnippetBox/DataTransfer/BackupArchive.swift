@@ -7,17 +7,20 @@ import ZIPFoundation
 /// `restore` puts such an archive in place of the data directory (with the server stopped).
 enum BackupArchive {
     static let filePrefix = "snippetbox-backup-"
+    /// How a scheduled backup's name ends: only those are pruned (`BACKUP_KEEP` counts scheduled
+    /// backups), never one made with "Back up now" or `snippetbox backup`.
+    static let scheduledSuffix = "-scheduled.zip"
 
     /// Writes an archive of the stores in `dataDirectory` into `directory` and returns its URL.
     static func create(
         accounts: AccountStore, libraryContainer: (AccountInfo) throws -> ModelContainer,
-        dataDirectory: URL, into directory: URL, now: Date = .now
+        dataDirectory: URL, into directory: URL, now: Date = .now, isScheduled: Bool = false
     ) throws -> URL {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
-        let name = "\(filePrefix)\(formatter.string(from: now)).zip"
+        let name = "\(filePrefix)\(formatter.string(from: now))" + (isScheduled ? scheduledSuffix : ".zip")
         let staging = directory.appendingPathComponent(".\(name).staging", isDirectory: true)
         let archiveURL = directory.appendingPathComponent(name)
         let partial = directory.appendingPathComponent(".\(name).partial")
@@ -47,9 +50,9 @@ enum BackupArchive {
             .map { directory.appendingPathComponent($0) }
     }
 
-    /// Deletes all but the newest `kept` backups.
+    /// Deletes all but the newest `kept` scheduled backups; those made by hand stay until deleted.
     static func prune(in directory: URL, keeping kept: Int) {
-        for old in list(in: directory).dropFirst(kept) {
+        for old in list(in: directory).filter({ $0.lastPathComponent.hasSuffix(scheduledSuffix) }).dropFirst(kept) {
             try? FileManager.default.removeItem(at: old)
         }
     }
@@ -63,6 +66,11 @@ enum BackupArchive {
         let stamp = String(Int(now.timeIntervalSince1970))
         let unpacked = parent.appendingPathComponent(".\(dataDirectory.lastPathComponent).restoring-\(stamp)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: unpacked) }
+        // A folder given instead of an archive made ZIPFoundation look for the end of a ZIP forever.
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: archive.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ImportError("\(archive.path) is not a backup archive (a ZIP file made by snippetbox backup).")
+        }
         do {
             try FileManager.default.unzipItem(at: archive, to: unpacked)
         } catch {

@@ -60,7 +60,7 @@ struct Housekeeping: LifecycleHandler {
         let newest = BackupArchive.list(in: settings.backupDirectory).first
         let newestDate = newest.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date }
         if let newestDate, now.timeIntervalSince(newestDate) < Double(settings.backupEveryHours) * 3_600 - 60 { return }
-        let url = try await backUp(app, now: now)
+        let url = try await backUp(app, now: now, isScheduled: true)
         BackupArchive.prune(in: settings.backupDirectory, keeping: settings.backupsKept)
         app.logger.notice("Wrote the scheduled backup \(url.lastPathComponent).")
     }
@@ -73,7 +73,7 @@ struct Housekeeping: LifecycleHandler {
     }
 
     /// Writes a backup archive of the whole data directory into `DATA_DIR/backups`.
-    static func backUp(_ app: Application, now: Date = .now) async throws -> URL {
+    static func backUp(_ app: Application, now: Date = .now, isScheduled: Bool = false) async throws -> URL {
         let accounts = app.accounts
         let libraries = app.libraries
         let settings = app.appSettings
@@ -81,7 +81,7 @@ struct Housekeeping: LifecycleHandler {
         return try await app.threadPool.runIfActive {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             return try BackupArchive.create(accounts: accounts, libraryContainer: { try libraries.store(for: $0).container },
-                                            dataDirectory: settings.dataDirectory, into: directory, now: now)
+                                            dataDirectory: settings.dataDirectory, into: directory, now: now, isScheduled: isScheduled)
         }
     }
 }
