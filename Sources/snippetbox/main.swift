@@ -63,6 +63,9 @@ do {
     // work, file archives and password hashes already go to the thread pool. Called once, from the
     // main thread, before anything uses Swift concurrency's executor, as NIO requires.
     NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    // One server a data directory, and no restore under it (see DataDirectoryLock), claimed before
+    // anything is opened; held until the process ends.
+    let claim = try DataDirectoryLock.claim(settings.dataDirectory)
     let app = try await Application.make(environment)
     do {
         try configure(app, settings: settings)
@@ -76,6 +79,7 @@ do {
         throw error
     }
     try await app.asyncShutdown()
+    withExtendedLifetime(claim) {}
 } catch {
     FileHandle.standardError.write(Data("snippetbox could not start: \(error)\n".utf8))
     exit(1)

@@ -357,6 +357,28 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(try Data(contentsOf: target.appendingPathComponent("marker")), Data("keep".utf8))
     }
 
+    /// A restore beside a running server moved the data directory away under it: what the server
+    /// saved afterwards went to the copy set aside. A server claims its directory; a restore, and a
+    /// second server, are refused while it does.
+    func testARestoreIsRefusedWhileAServerUsesTheDirectory() async throws {
+        try await fillLibrary()
+        let archive = try await Housekeeping.backUp(app)
+        var server: DataDirectoryLock? = try DataDirectoryLock.claim(settings.dataDirectory)
+        XCTAssertThrowsError(try DataDirectoryLock.claim(settings.dataDirectory), "a second server") { error in
+            XCTAssertTrue(error is DataDirectoryLock.Taken, "\(error)")
+        }
+        XCTAssertThrowsError(try Maintenance.restore(archive, settings: settings)) { error in
+            XCTAssertTrue("\(error)".contains("stop it first"), "\(error)")
+        }
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: dataDirectory.deletingLastPathComponent().path)
+        XCTAssertFalse(siblings.contains { $0.hasPrefix(dataDirectory.lastPathComponent + ".before-restore") }, "nothing was moved")
+        XCTAssertNotNil(server)
+        server = nil
+        // With the server gone, the restore goes ahead.
+        let previous = try XCTUnwrap(try Maintenance.restore(archive, settings: settings))
+        try? FileManager.default.removeItem(at: previous)
+    }
+
     /// A folder given to `restore` made ZIPFoundation search for a ZIP's end for ever.
     func testRestoringAFolderSaysItIsNotAnArchive() throws {
         let folder = dataDirectory.appendingPathComponent("not-an-archive", isDirectory: true)

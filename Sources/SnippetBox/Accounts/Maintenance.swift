@@ -35,7 +35,9 @@ public enum Maintenance {
     }
 
     /// Replaces the data directory with a backup archive's contents; returns where the old one went.
+    /// Refused while a server uses the directory (`DataDirectoryLock`).
     public static func restore(_ archive: URL, settings: AppSettings) throws -> URL? {
-        try BackupArchive.restore(archive, to: settings.dataDirectory)
+        let claim = try DataDirectoryLock.claim(settings.dataDirectory)
+        return try withExtendedLifetime(claim) { try BackupArchive.restore(archive, to: settings.dataDirectory) }
     }
 }
