@@ -33,34 +33,61 @@ final class AccountHardeningTests: AppTestCase {
     }
 
     /// Attempts let through side by side count against each other: checking the count first and
-    /// recording a failure after the password check let every one of them through.
+    /// recording a failure after the password check let every one of them through. Those that would
+    /// pass the limit with the ones in flight wait, since those may yet succeed.
     func testAttemptsMadeAtOnceCountAgainstEachOther() {
         let throttle = LoginThrottle(failuresPerAccount: 5, failuresPerAddress: 20)
-        let now = Date.now
         var admitted: [LoginThrottle.Attempt] = []
-        var refused = 0
+        var waiting = 0
         for index in 0..<30 {
-            // All let through or refused before any result is known, as requests in flight are.
-            switch throttle.admit(account: "target", address: "10.0.0.\(index % 2)", now: now) {
+            // All asked before any result is known, as requests in flight are.
+            switch throttle.admit(account: "target", address: "10.0.0.\(index % 2)") {
             case .allowed(let attempt): admitted.append(attempt)
-            case .refused: refused += 1
+            case .busy: waiting += 1
+            case .refused: XCTFail("refused with no failure recorded yet")
             }
         }
-        XCTAssertEqual(admitted.count, 5)
-        XCTAssertEqual(refused, 25)
-        // A right password forgets the account's failures, and is not one of its address's.
-        throttle.succeeded(admitted[0])
-        for _ in 0..<5 {
-            guard case .allowed = throttle.admit(account: "target", address: "10.0.0.9", now: now) else { return XCTFail("refused") }
+        XCTAssertEqual(admitted.count, 5, "no more in flight than the limit")
+        XCTAssertEqual(waiting, 25)
+        // The five fail: the account is refused, not merely busy, for the window.
+        for attempt in admitted { throttle.finished(attempt, succeeded: false) }
+        guard case .refused(let wait) = throttle.admit(account: "target", address: "10.0.0.9") else {
+            return XCTFail("five failures and a sixth attempt was not refused")
         }
-        for index in 0..<20 {
-            let admission = throttle.admit(account: "other \(index)", address: "10.0.0.7", now: now)
-            guard case .allowed(let attempt) = admission else { return XCTFail("refused at \(index)") }
-            throttle.succeeded(attempt)
+        XCTAssertGreaterThan(wait, 14 * 60)
+
+        // Right passwords free the way for those waiting, and are no failures of their address.
+        for index in 0..<25 {
+            guard case .allowed(let attempt) = throttle.admit(account: "busy \(index % 3)", address: "10.0.0.7") else {
+                return XCTFail("refused at \(index)")
+            }
+            throttle.finished(attempt, succeeded: true)
         }
-        guard case .allowed = throttle.admit(account: "someone", address: "10.0.0.7", now: now) else {
+        guard case .allowed = throttle.admit(account: "someone", address: "10.0.0.7") else {
             return XCTFail("successful logins counted as the address's failures")
         }
+    }
+
+    /// Clients logging in to one account at once all get in: attempts beyond the limit in flight
+    /// wait for those ahead rather than being refused as failures.
+    func testManyRightLoginsAtOnceAllGetIn() async throws {
+        let app: Application = try XCTUnwrap(self.app)
+        let password = Self.password
+        let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    var anonymous = TestSession()
+                    try await app.test(.GET, "/login") { response async throws in anonymous = TestSession(startedBy: response) }
+                    var status = HTTPStatus.ok
+                    try await app.test(.POST, "/login", headers: anonymous.headers, beforeRequest: { req async throws in
+                        try req.content.encode(["username": "tester", "password": password, "csrf": anonymous.csrf], as: .urlEncodedForm)
+                    }, afterResponse: { response async throws in status = response.status })
+                    return status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(statuses.filter { $0 == .seeOther }.count, 16, "\(statuses)")
     }
 
     /// bcrypt reads a password up to its first NUL: "pass\0word" was "pass", and "pass\0XXXXXXXX"

@@ -86,11 +86,15 @@ struct AccountController {
         let username = AccountStore.normalize(input.username ?? "")
         let next = input.next.flatMap(safeNext) ?? ""
         let attempt: LoginThrottle.Attempt
-        switch throttle.admit(account: username, address: req.clientAddress) {
+        switch await throttle.admitWhenFree(account: username, address: req.clientAddress) {
         case .allowed(let admitted):
             attempt = admitted
         case .refused(let wait):
             let page = LoginPage(username: username, next: next, error: Self.tooManyAttempts(wait))
+            return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
+                .encodeResponse(status: .tooManyRequests, for: req)
+        case .busy:
+            let page = LoginPage(username: username, next: next, error: Self.tooManyAtOnce)
             return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
                 .encodeResponse(status: .tooManyRequests, for: req)
         }
@@ -98,12 +102,13 @@ struct AccountController {
         let account = req.application.accounts.account(username: username)
         // Hash even for an unknown name, so that the answer's timing does not tell which names exist.
         let hash = account?.passwordHash ?? Self.unknownAccountHash
-        guard let account, await Self.verify(password, against: hash, on: req) else {
+        let matches = await Self.verify(password, against: hash, on: req)
+        throttle.finished(attempt, succeeded: account != nil && matches)
+        guard let account, matches else {
             let page = LoginPage(username: username, next: next, error: "That username and password do not match.")
             return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
                 .encodeResponse(status: .unauthorized, for: req)
         }
-        throttle.succeeded(attempt)
         try await req.logIn(account)
         return req.redirect(to: next.isEmpty ? "\(settings.basePath)/snippets" : next)
     }
@@ -115,6 +120,8 @@ struct AccountController {
         guard AccountStore.passwordBytes.contains(password.utf8.count), !password.utf8.contains(0) else { return false }
         return (try? await req.password.async.verify(password, created: hash)) ?? false
     }
+
+    private static let tooManyAtOnce = "Too many attempts at once for this account. Try again in a minute."
 
     private static func tooManyAttempts(_ wait: TimeInterval) -> String {
         let minutes = Int((wait / 60).rounded(.up))
@@ -172,15 +179,18 @@ struct AccountController {
         // The current password is checked under the login's limits: a session left open in a browser
         // was a way to guess it without any.
         let attempt: LoginThrottle.Attempt
-        switch throttle.admit(account: account.username, address: req.clientAddress) {
+        switch await throttle.admitWhenFree(account: account.username, address: req.clientAddress) {
         case .allowed(let admitted):
             attempt = admitted
         case .refused(let wait):
             return try await renderAccountPage(req, errors: ["current": Self.tooManyAttempts(wait)])
                 .encodeResponse(status: .tooManyRequests, for: req)
+        case .busy:
+            return try await renderAccountPage(req, errors: ["current": Self.tooManyAtOnce])
+                .encodeResponse(status: .tooManyRequests, for: req)
         }
         let currentMatches = await Self.verify(input.current ?? "", against: account.passwordHash, on: req)
-        if currentMatches { throttle.succeeded(attempt) }
+        throttle.finished(attempt, succeeded: currentMatches)
         var errors: [String: String] = [:]
         if !currentMatches {
             errors["current"] = "That is not your current password."
