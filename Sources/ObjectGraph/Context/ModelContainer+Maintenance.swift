@@ -131,7 +131,7 @@ extension ModelContainer {
         let sizes = files.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64) ?? 0 }
         guard sizes.reduce(0, +) <= ProcessInfo.processInfo.physicalMemory / Self.readAheadShareOfMemory else { return false }
         for (index, (path, size)) in zip(files, sizes).enumerated() where size > 0 {
-            // The database file is read through a descriptor kept open for the life of the process:
+            // The database file is read through a descriptor kept open while its path names it:
             // closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's
             // among them. With its locks gone, another process (`snippetbox check`, `backup` or
             // `seed` beside the server) took itself for the store's last user, checkpointed and deleted
