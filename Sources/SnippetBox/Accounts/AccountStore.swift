@@ -138,8 +138,8 @@ public final class AccountStore: Sendable {
                 return nil
             }
             account.passwordHash = passwordHash
-            // Exact, and later than before: sessions keep the value they logged in under, and a session
-            // from before the stamps compares its login time (in whole seconds, rounded up) with it.
+            // Exact, and at least a millisecond later than before: sessions keep the value they logged
+            // in under and compare it with this one to within half a millisecond.
             account.passwordChangedAt = max(Date.now, account.passwordChangedAt.addingTimeInterval(0.001))
             try context.save()
             return AccountInfo(account)

@@ -134,9 +134,7 @@ struct SnippetController: RouteCollection {
                 return snippet.uuid
             }
         } catch is ValidatedSnippetForm.ChosenFolderGone {
-            let (values, errors) = form.withChosenFolderGone()
-            return try await formPage(req, id: nil, values: values, checkedTags: form.checkedTags, errors: errors, hasImage: false)
-                .encodeResponse(status: .unprocessableEntity, for: req)
+            return try await chosenFolderGonePage(req, id: nil, form: form)
         }
         req.flash("Snippet created.")
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
@@ -146,9 +144,8 @@ struct SnippetController: RouteCollection {
         let id = try snippetID(req)
         let form = ValidatedSnippetForm(try req.content.decode(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
         guard form.isValid else {
-            let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
             return try await formPage(req, id: id, values: form.values, checkedTags: form.checkedTags,
-                                      errors: form.errors, hasImage: hasImage)
+                                      errors: form.errors, hasImage: try await storedSnippetHasImage(req, id: id))
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
         let conflict: (version: String, isFavorite: Bool)?
@@ -163,10 +160,7 @@ struct SnippetController: RouteCollection {
                 return nil
             }
         } catch is ValidatedSnippetForm.ChosenFolderGone {
-            let (values, errors) = form.withChosenFolderGone()
-            let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
-            return try await formPage(req, id: id, values: values, checkedTags: form.checkedTags, errors: errors, hasImage: hasImage)
-                .encodeResponse(status: .unprocessableEntity, for: req)
+            return try await chosenFolderGonePage(req, id: id, form: form)
         } catch is ValidatedSnippetForm.EditedSnippetGone {
             return try await formPage(
                 req, id: id, values: form.values, checkedTags: form.checkedTags, errors: [:], hasImage: false,
@@ -178,14 +172,28 @@ struct SnippetController: RouteCollection {
             var values = form.values
             values.version = conflict.version
             values.wasFavorite = conflict.isFavorite ? "1" : "0"
-            let hasImage = try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
             return try await formPage(
-                req, id: id, values: values, checkedTags: form.checkedTags, errors: [:], hasImage: hasImage,
+                req, id: id, values: values, checkedTags: form.checkedTags, errors: [:],
+                hasImage: try await storedSnippetHasImage(req, id: id),
                 conflict: "This snippet was saved elsewhere (another tab or window?) after you opened this form, so your changes were not saved. Your version is below: save again to replace the other one, or reload the latest version.")
                 .encodeResponse(status: .conflict, for: req)
         }
         req.flash("Snippet saved.")
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
+    }
+
+    /// Whether the stored snippet has an image, for a form shown again (its "remove the image" box).
+    private func storedSnippetHasImage(_ req: Request, id: UUID) async throws -> Bool {
+        try await req.store.read { try Lookup.snippet(id, in: $0)?.imageContentType != nil }
+    }
+
+    /// The form again, with what was typed, when the folder it chose was deleted meanwhile: 422.
+    private func chosenFolderGonePage(_ req: Request, id: UUID?, form: ValidatedSnippetForm) async throws -> Response {
+        let (values, errors) = form.withChosenFolderGone()
+        var hasImage = false
+        if let id { hasImage = try await storedSnippetHasImage(req, id: id) }
+        return try await formPage(req, id: id, values: values, checkedTags: form.checkedTags, errors: errors, hasImage: hasImage)
+            .encodeResponse(status: .unprocessableEntity, for: req)
     }
 
     @Sendable func confirmDelete(req: Request) async throws -> View {

@@ -20,19 +20,15 @@ extension Request {
     /// The session keeps the time of the password change its login checked against
     /// (`passwordStamp`) and is valid while that is still the account's. Comparing the login's time
     /// with the change's, both in whole seconds, kept a session that logged in during the second of
-    /// a change, or that checked the old password while the change was being saved. Sessions begun
-    /// before the stamp was kept are judged by their login time as before.
+    /// a change, or that checked the old password while the change was being saved. (Sessions live in
+    /// memory, so none from before the stamp outlives the restart that brought it.)
     func sessionAccount() -> AccountInfo? {
         guard let idText = session.data["account"], let id = UUID(uuidString: idText),
-              let account = application.accounts.account(id: id) else { return nil }
-        if let stamp = session.data["passwordStamp"].flatMap(Double.init) {
-            // Within half a millisecond: a change moves the time on by at least one
-            // (`AccountStore.changePasswordHash`), and a date read back may differ in its last bits.
-            return stamp >= account.passwordChangedAt.timeIntervalSince1970 - 0.0005 ? account : nil
-        }
-        guard let loggedInAt = session.data["loggedInAt"].flatMap(Double.init),
-              loggedInAt >= account.passwordChangedAt.timeIntervalSince1970 else { return nil }
-        return account
+              let account = application.accounts.account(id: id),
+              let stamp = session.data["passwordStamp"].flatMap(Double.init) else { return nil }
+        // Within half a millisecond: a change moves the time on by at least one
+        // (`AccountStore.changePasswordHash`), and a date read back may differ in its last bits.
+        return stamp >= account.passwordChangedAt.timeIntervalSince1970 - 0.0005 ? account : nil
     }
 
     /// Starts a new session for the account (a new id, so that a session id planted before login is
@@ -46,7 +42,6 @@ extension Request {
         // Made now, once for the whole session: requests in flight side by side then all agree on it.
         _ = csrfToken
         session.data["account"] = account.id.idString
-        session.data["loggedInAt"] = String(Date.now.timeIntervalSince1970)
         // `account` is as it was when its password was checked (see `sessionAccount`).
         session.data["passwordStamp"] = String(account.passwordChangedAt.timeIntervalSince1970)
         self.account = account
