@@ -266,6 +266,38 @@ final class ExternalStorageTests: StoreTestCase {
         XCTAssertEqual(externalFiles, kept)
     }
 
+    func testAStoreOpenedBesideAnotherSweepsNothing() throws {
+        let running = try makeContainer(Photo.self)
+        let context = ModelContext(running)
+        context.insert(Photo(caption: "kept", image: bytes(300_000)))
+        try context.save()
+        // A file the running store has written for a save that has not committed yet: a second store
+        // of the file opened now (`snippetbox check` or `backup` beside the server) cannot tell it
+        // from an orphan, and removing it would leave the row about to commit naming a missing file.
+        let pending = UUID().uuidString
+        try Data([1, 2, 3]).write(to: folder.appendingPathComponent("test.store.external").appendingPathComponent(pending))
+
+        let beside = try makeContainer(Photo.self)
+        XCTAssertTrue(externalFiles.contains(pending))
+        XCTAssertEqual(try ModelContext(beside).fetchCount(FetchDescriptor<Photo>()), 1)
+        withExtendedLifetime(running) {}
+    }
+
+    func testTheSweepRunsOnceTheOtherStoresAreClosed() throws {
+        var running: ModelContainer? = try makeContainer(Photo.self)
+        let orphan = UUID().uuidString
+        let directory = folder.appendingPathComponent("test.store.external")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: directory.appendingPathComponent(orphan))
+        _ = try makeContainer(Photo.self)
+        XCTAssertEqual(externalFiles, [orphan], "kept while the first store is open")
+
+        XCTAssertNotNil(running)
+        running = nil
+        _ = try makeContainer(Photo.self)
+        XCTAssertEqual(externalFiles, [], "the first store's claim ends with it")
+    }
+
     func testDeleteAllDataRemovesRowsAndFiles() throws {
         let container = try makeContainer(Photo.self)
         let context = ModelContext(container)

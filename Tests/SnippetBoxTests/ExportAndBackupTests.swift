@@ -242,7 +242,8 @@ final class ExportAndBackupTests: AppTestCase {
         _ = try await download("/data/export.json")
         // The image went to a file beside the store; it is lost behind the app's back.
         let files = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL }.filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") } ?? []
+            .compactMap { $0 as? URL }
+            .filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") && !$0.lastPathComponent.hasPrefix(".") } ?? []
         XCTAssertEqual(files.count, 1)
         for file in files { try FileManager.default.removeItem(at: file) }
 

@@ -359,7 +359,8 @@ def leftover_files(data_dir):
     found = []
     for folder in sorted(data_dir.glob("*.store.external")):
         for path in sorted(folder.iterdir()):
-            if not is_uuid(path.name):
+            # ObjectGraph's lock file, held by every open store to tell its sweep whether it may run.
+            if not is_uuid(path.name) and path.name != ".in-use.lock":
                 found.append(f"{folder.name}/{path.name} ({path.stat().st_size} bytes)")
     return found
 

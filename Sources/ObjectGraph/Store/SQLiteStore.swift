@@ -43,6 +43,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// Analyzes the tables when their size has moved far from the planner's statistics; nil for a
     /// migration stage's working copy.
     private var plannerStatistics: PlannerStatistics?
+    /// The shared claim on the external folder while the store is open; nil for a migration stage's
+    /// working copy, which shares the folder of the store it migrates.
+    private var externalFolderUse: ExternalFolderUse?
 
     /// Opens (creating or migrating) the store of a configuration. `migrationPlan` says how to carry an
     /// older store forward; `migrates: false` opens it as it is, for the contexts of a migration stage.
@@ -131,7 +134,7 @@ final class SQLiteStore: @unchecked Sendable {
         // A migration stage's copy shares the external folder with the store it migrates, whose rows
         // still refer to files the copy may no longer need: only a store opened for use is swept.
         if migrates {
-            try sweepOrphanedExternalFiles()
+            externalFolderUse = try claimExternalFolder()
             do {
                 plannerStatistics = try PlannerStatistics(
                     entityTables: schema.entities.map(\.name), joinTables: joinTableNames, writer: writer)
@@ -1412,10 +1415,21 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Claims the external folder (see `ExternalFolderUse`), sweeping it first if no other store of
+    /// this file is open. Nil for a store with no external folder to keep.
+    private func claimExternalFolder() throws -> ExternalFolderUse? {
+        guard let externalStorage else { return nil }
+        let hasExternalAttributes = schema.entities.contains { $0.layout.columnSlots.contains(where: \.isExternalStorage) }
+        // A store whose schema stores nothing externally gets no folder made for it; one left by an
+        // older schema is still swept.
+        guard hasExternalAttributes || FileManager.default.fileExists(atPath: externalStorage.directory.path) else { return nil }
+        return try ExternalFolderUse(directory: externalStorage.directory) { try sweepOrphanedExternalFiles(externalStorage) }
+    }
+
     /// Removes external files that no row refers to: left by a crash between writing a file and
-    /// committing its row, or between committing a delete and removing the file.
-    private func sweepOrphanedExternalFiles() throws {
-        guard let externalStorage else { return }
+    /// committing its row, or between committing a delete and removing the file. Only run while no
+    /// other store of the file is open, whose files not yet committed would look the same.
+    private func sweepOrphanedExternalFiles(_ externalStorage: ExternalStorage) throws {
         let present = externalStorage.fileNames()
         guard !present.isEmpty else { return }
         let referenced = try read { db in try referencedExternalFileNames(in: db) }
