@@ -12,15 +12,21 @@ import Vapor
 //   snippetbox check    checks every store and its image files; exits 1 if anything is wrong
 //   snippetbox backup   writes a backup archive of DATA_DIR into DATA_DIR/backups (safe while serving)
 //   snippetbox restore ARCHIVE   replaces DATA_DIR with a backup (stop the server first)
+let arguments = Array(CommandLine.arguments.dropFirst())
+/// The maintenance command asked for, which names itself in its errors; nil to serve.
+let maintenanceCommand = arguments.first.flatMap { ["seed", "check", "backup", "restore"].contains($0) ? $0 : nil }
+
+/// Stops with the command's usage: what it was given beyond that would otherwise be ignored unseen.
+func exitWithUsage(_ usage: String) -> Never {
+    FileHandle.standardError.write(Data("usage: snippetbox \(usage)\n".utf8))
+    exit(2)
+}
+
 do {
     let settings = try AppSettings.fromEnvironment()
-    let arguments = Array(CommandLine.arguments.dropFirst())
     switch arguments.first {
     case "seed":
-        guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else {
-            FileHandle.standardError.write(Data("usage: snippetbox seed <number of snippets>\n".utf8))
-            exit(2)
-        }
+        guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else { exitWithUsage("seed <number of snippets>") }
         let start = Date()
         try DemoData.seed(storeAt: settings.storeURL, count: count) { made in
             print("\(made) / \(count) snippets")
@@ -28,17 +34,16 @@ do {
         print("Filled \(settings.storeURL.path) with \(count) snippets in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")
         exit(0)
     case "check":
+        guard arguments.count == 1 else { exitWithUsage("check") }
         let healthy = try Maintenance.check(settings) { line in print(line) }
         exit(healthy ? 0 : 1)
     case "backup":
+        guard arguments.count == 1 else { exitWithUsage("backup") }
         let archive = try Maintenance.backup(settings)
         print("Wrote \(archive.path)")
         exit(0)
     case "restore":
-        guard arguments.count == 2 else {
-            FileHandle.standardError.write(Data("usage: snippetbox restore <backup archive>\n".utf8))
-            exit(2)
-        }
+        guard arguments.count == 2 else { exitWithUsage("restore <backup archive>") }
         let previous = try Maintenance.restore(URL(fileURLWithPath: arguments[1]), settings: settings)
         print("Restored \(settings.dataDirectory.path) from \(arguments[1])."
             + (previous.map { " The data it replaced is in \($0.path)." } ?? ""))
@@ -81,6 +86,7 @@ do {
     try await app.asyncShutdown()
     withExtendedLifetime(claim) {}
 } catch {
-    FileHandle.standardError.write(Data("snippetbox could not start: \(error)\n".utf8))
+    let failure = maintenanceCommand.map { "snippetbox \($0) failed" } ?? "snippetbox could not start"
+    FileHandle.standardError.write(Data("\(failure): \(error)\n".utf8))
     exit(1)
 }

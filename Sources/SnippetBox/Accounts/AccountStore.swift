@@ -44,11 +44,14 @@ public final class AccountStore: Sendable {
     /// bcrypt reads at most 72 bytes of a password.
     static let passwordBytes = 8...72
 
+    /// The accounts store's file in the data directory.
+    static let fileName = "accounts.store"
+
     public init(dataDirectory: URL, threadPool: NIOThreadPool) throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         container = try ModelContainer(
             for: Schema(versionedSchema: AccountSchemaV1.self), migrationPlan: AccountMigrationPlan.self,
-            configurations: ModelConfiguration(url: dataDirectory.appendingPathComponent("accounts.store")))
+            configurations: ModelConfiguration(url: dataDirectory.appendingPathComponent(Self.fileName)))
         self.threadPool = threadPool
         let accounts = try ModelContext(container).fetch(FetchDescriptor<Account>()).map(AccountInfo.init)
         cache = NIOLockedValueBox(Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0) }))

@@ -29,7 +29,7 @@ enum BackupArchive {
             try? FileManager.default.removeItem(at: staging)
             try? FileManager.default.removeItem(at: partial)
         }
-        try accounts.container.backup(to: staging.appendingPathComponent("accounts.store"))
+        try accounts.container.backup(to: staging.appendingPathComponent(AccountStore.fileName))
         // An account's library through its open container; the first library before any account
         // owns it (it may already hold snippets) opened for the copy.
         for library in accounts.libraryFiles(in: dataDirectory) {
@@ -95,11 +95,11 @@ enum BackupArchive {
 
     /// Opens every store of an unpacked archive and checks it.
     private static func verify(_ folder: URL) throws {
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("accounts.store").path) else {
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(AccountStore.fileName).path) else {
             throw ImportError("The archive holds no accounts.store: it is not a SnippetBox backup.")
         }
         let accounts = try AccountStore(dataDirectory: folder, threadPool: .singleton)
-        var reports = [("accounts.store", try accounts.container.checkIntegrity())]
+        var reports = [(AccountStore.fileName, try accounts.container.checkIntegrity())]
         for library in accounts.libraryFiles(in: folder) {
             let url = folder.appendingPathComponent(library.name)
             guard FileManager.default.fileExists(atPath: url.path) else {

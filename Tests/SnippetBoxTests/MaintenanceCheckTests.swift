@@ -1,0 +1,75 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import XCTest
+
+/// `snippetbox check` on data directories that are not all well.
+final class MaintenanceCheckTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A data directory with two accounts; the first's library holds a snippet, the second's is made
+    /// only if `openSecondLibrary`. Returns the second's library file name.
+    private func makeDataDirectory(openSecondLibrary: Bool) async throws -> String {
+        let accounts = try AccountStore(dataDirectory: folder, threadPool: .singleton)
+        let first = try await accounts.create(username: "first", passwordHash: "x", isAdmin: true)
+        let second = try await accounts.create(username: "second", passwordHash: "x", isAdmin: false)
+        let context = ModelContext(try SnippetStore.openContainer(at: folder.appendingPathComponent(first.libraryFileName)))
+        context.insert(Snippet(title: "kept", code: "print(1)"))
+        try context.save()
+        if openSecondLibrary { _ = try SnippetStore.openContainer(at: folder.appendingPathComponent(second.libraryFileName)) }
+        return second.libraryFileName
+    }
+
+    private func check() throws -> (healthy: Bool, lines: [String]) {
+        var lines: [String] = []
+        let healthy = try Maintenance.check(AppSettings(dataDirectory: folder)) { lines.append($0) }
+        return (healthy, lines)
+    }
+
+    func testADataDirectoryThatDoesNotExistIsAnErrorAndIsNotMade() throws {
+        XCTAssertThrowsError(try check()) { error in
+            XCTAssertTrue("\(error)".contains("there is no data directory at \(folder.path)"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    func testAStoreThatCannotBeOpenedIsReportedAndTheOthersAreStillChecked() async throws {
+        let second = try await makeDataDirectory(openSecondLibrary: true)
+        // Sorted before the first library, so a check that stopped at it would not reach that one.
+        XCTAssertLessThan(second, AppSettings.firstLibraryFileName)
+        let damaged = folder.appendingPathComponent(second)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: damaged.path + suffix) }
+        try Data(repeating: 0x42, count: 8192).write(to: damaged)
+
+        let (healthy, lines) = try check()
+        XCTAssertFalse(healthy)
+        XCTAssertTrue(lines.contains("accounts.store: ok"), "\(lines)")
+        XCTAssertTrue(lines.contains("\(second): CANNOT BE OPENED"), "\(lines)")
+        XCTAssertTrue(lines.contains("snippetbox.store: ok"), "\(lines)")
+    }
+
+    func testALibraryNotMadeYetIsSaidSoAndIsNotMade() async throws {
+        let second = try await makeDataDirectory(openSecondLibrary: false)
+        let (healthy, lines) = try check()
+        XCTAssertTrue(healthy, "\(lines)")
+        XCTAssertEqual(lines, ["accounts.store: ok", "\(second): not made yet (its account has not signed in)", "snippetbox.store: ok"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent(second).path))
+    }
+
+    func testALibraryFileNoAccountNamesIsChecked() async throws {
+        let second = try await makeDataDirectory(openSecondLibrary: true)
+        let stray = "libraries/left-behind.store"
+        try FileManager.default.copyItem(at: folder.appendingPathComponent(second), to: folder.appendingPathComponent(stray))
+        let (healthy, lines) = try check()
+        XCTAssertTrue(healthy, "\(lines)")
+        XCTAssertTrue(lines.contains("\(stray): ok"), "\(lines)")
+    }
+}
