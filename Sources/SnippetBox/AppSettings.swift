@@ -11,6 +11,7 @@ import Foundation
 /// | `MAX_UPLOAD_MB` | `10` | the largest image upload accepted |
 /// | `ADMIN_PASSWORD` | none | creates the account `admin` with this password at the first start |
 /// | `SECURE_COOKIES` | `false` | `true` when served over HTTPS: the session cookie is then `Secure` |
+/// | `TRUST_X_FORWARDED_FOR` | `false` | `true` behind a reverse proxy that sets `X-Forwarded-For`: login limits count the client's address from it |
 /// | `BACKUP_EVERY_HOURS` | `0` (off) | writes a backup archive to `DATA_DIR/backups` this often |
 /// | `BACKUP_KEEP` | `7` | how many scheduled backups to keep |
 public struct AppSettings: Sendable, Equatable {
@@ -22,6 +23,9 @@ public struct AppSettings: Sendable, Equatable {
     public var maxUploadBytes: Int
     public var adminPassword: String?
     public var secureCookies: Bool
+    /// Whether the last address in `X-Forwarded-For` (the one the nearest proxy added) is the
+    /// client's. Off by default: without a proxy that sets it, any client could write it.
+    public var trustForwardedFor = false
     public var backupEveryHours: Int
     public var backupsKept: Int
     /// bcrypt's cost: 12 in use; tests lower it to stay fast.
@@ -74,12 +78,8 @@ public struct AppSettings: Sendable, Equatable {
             }
             settings.adminPassword = password
         }
-        if let secure = environment["SECURE_COOKIES"], !secure.isEmpty {
-            guard ["true", "false", "1", "0"].contains(secure) else {
-                throw SettingsError(variable: "SECURE_COOKIES", value: secure, expected: "true or false")
-            }
-            settings.secureCookies = secure == "true" || secure == "1"
-        }
+        if let secure = try flag(environment, named: "SECURE_COOKIES") { settings.secureCookies = secure }
+        if let trust = try flag(environment, named: "TRUST_X_FORWARDED_FOR") { settings.trustForwardedFor = trust }
         if let hours = environment["BACKUP_EVERY_HOURS"], !hours.isEmpty {
             settings.backupEveryHours = try number(hours, named: "BACKUP_EVERY_HOURS", in: 0...8_760, expected: "a number of hours, 0 for none")
         }
@@ -87,6 +87,15 @@ public struct AppSettings: Sendable, Equatable {
             settings.backupsKept = try number(kept, named: "BACKUP_KEEP", in: 1...1_000, expected: "a number from 1 to 1000")
         }
         return settings
+    }
+
+    /// A true-or-false variable's value, nil if it is not set.
+    private static func flag(_ environment: [String: String], named variable: String) throws -> Bool? {
+        guard let text = environment[variable], !text.isEmpty else { return nil }
+        guard ["true", "false", "1", "0"].contains(text) else {
+            throw SettingsError(variable: variable, value: text, expected: "true or false")
+        }
+        return text == "true" || text == "1"
     }
 
     private static func number(_ text: String, named variable: String, in range: ClosedRange<Int>, expected: String) throws -> Int {

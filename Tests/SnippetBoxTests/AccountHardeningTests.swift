@@ -36,7 +36,7 @@ final class AccountHardeningTests: AppTestCase {
     /// recording a failure after the password check let every one of them through. Those that would
     /// pass the limit with the ones in flight wait, since those may yet succeed.
     func testAttemptsMadeAtOnceCountAgainstEachOther() {
-        let throttle = LoginThrottle(failuresPerAccount: 5, failuresPerAddress: 20)
+        let throttle = LoginThrottle(failuresPerAddress: 20, failuresPerAccount: 5)
         var admitted: [LoginThrottle.Attempt] = []
         var waiting = 0
         for index in 0..<30 {

@@ -16,6 +16,7 @@ class AppTestCase: XCTestCase {
     var basePath: String { "" }
     var maxUploadMegabytes: Int { 1 }
     var sessionLimit: Int { 10_000 }
+    var trustsForwardedFor: Bool { false }
     static let password = "correct horse battery"
 
     override func setUp() async throws {
@@ -23,6 +24,7 @@ class AppTestCase: XCTestCase {
         settings = AppSettings(dataDirectory: dataDirectory, basePath: basePath, maxUploadMegabytes: maxUploadMegabytes,
                                passwordHashCost: 4)
         settings.sessionLimit = sessionLimit
+        settings.trustForwardedFor = trustsForwardedFor
         app = try await Application.make(.testing)
         try configure(app, settings: settings)
         try await addAccount("tester", isAdmin: true)

@@ -276,6 +276,9 @@ final class SettingsTests: XCTestCase {
         XCTAssertEqual(custom.dataDirectory.path, "/tmp/x")
         XCTAssertEqual(custom.basePath, "/snippets")
         XCTAssertEqual(custom.maxUploadBytes, 5 * 1024 * 1024)
+        XCTAssertFalse(defaults.secureCookies || defaults.trustForwardedFor)
+        let proxied = try AppSettings.fromEnvironment(["SECURE_COOKIES": "true", "TRUST_X_FORWARDED_FOR": "1"])
+        XCTAssertTrue(proxied.secureCookies && proxied.trustForwardedFor)
     }
 
     func testNonsenseSettingsAreClearErrors() {
@@ -284,6 +287,9 @@ final class SettingsTests: XCTestCase {
         }
         XCTAssertThrowsError(try AppSettings.fromEnvironment(["MAX_UPLOAD_MB": "0"]))
         XCTAssertThrowsError(try AppSettings.fromEnvironment(["BASE_PATH": "/../etc"]))
+        XCTAssertThrowsError(try AppSettings.fromEnvironment(["TRUST_X_FORWARDED_FOR": "yes"])) { error in
+            XCTAssertTrue("\(error)".contains("TRUST_X_FORWARDED_FOR"))
+        }
         // Accepted once, and then served at no path: a non-ASCII segment, a segment of dots.
         for unreachable in ["/café", "/.", "/snippets/./x", "/日本"] {
             XCTAssertThrowsError(try AppSettings.fromEnvironment(["BASE_PATH": unreachable]), unreachable)

@@ -86,7 +86,7 @@ struct AccountController {
         let username = AccountStore.normalize(input.username ?? "")
         let next = input.next.flatMap(safeNext) ?? ""
         let attempt: LoginThrottle.Attempt
-        switch await throttle.admitWhenFree(account: username, address: req.clientAddress) {
+        switch await throttle.admitWhenFree(account: username, address: req.clientAddress(trustingForwardedFor: settings.trustForwardedFor)) {
         case .allowed(let admitted):
             attempt = admitted
         case .refused(let wait):
@@ -179,7 +179,7 @@ struct AccountController {
         // The current password is checked under the login's limits: a session left open in a browser
         // was a way to guess it without any.
         let attempt: LoginThrottle.Attempt
-        switch await throttle.admitWhenFree(account: account.username, address: req.clientAddress) {
+        switch await throttle.admitWhenFree(account: account.username, address: req.clientAddress(trustingForwardedFor: settings.trustForwardedFor)) {
         case .allowed(let admitted):
             attempt = admitted
         case .refused(let wait):
@@ -277,6 +277,13 @@ struct AccountController {
 }
 
 private extension Request {
-    /// The address the login limits count by.
-    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The address the login limits count by: the connection's, or behind a trusted proxy the last
+    /// one in `X-Forwarded-For`, which that proxy added (those before it are the client's to write).
+    func clientAddress(trustingForwardedFor trusted: Bool) -> String {
+        if trusted, let forwarded = headers[canonicalForm: "X-Forwarded-For"].last.map(String.init),
+           !forwarded.isEmpty, forwarded.utf8.count <= 64 {
+            return forwarded
+        }
+        return remoteAddress?.ipAddress ?? "unknown"
+    }
 }
