@@ -124,12 +124,20 @@ final class AccessControlTests: AppTestCase {
         let mallory = try await logIn("mallory")
         for path in ["/snippets/\(snippetID)", "/snippets/\(snippetID)/edit", "/snippets/\(snippetID)/raw",
                      "/snippets/\(snippetID)/download", "/snippets/\(snippetID)/image", "/snippets/\(snippetID)/delete",
-                     "/folders/\(folderID)/edit", "/folders/\(folderID)/delete", "/tags/\(tagID)/edit", "/tags/\(tagID)/delete",
-                     "/snippets?folder=\(folderID)"] {
+                     "/folders/\(folderID)/edit", "/folders/\(folderID)/delete", "/tags/\(tagID)/edit", "/tags/\(tagID)/delete"] {
             try await send(.GET, path, as: mallory) { response async throws in
                 XCTAssertEqual(response.status, .notFound, path)
                 XCTAssertFalse(response.body.string.contains("secret"), path)
             }
+        }
+        // A list naming another library's folder or tag is the list without them, as for a deleted one.
+        try await send(.GET, "/snippets?folder=\(folderID)&tag=\(tagID)", as: mallory) { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+            XCTAssertEqual(location(response), "/snippets")
+        }
+        try await send(.GET, "/snippets", as: mallory) { response async throws in
+            XCTAssertFalse(response.body.string.contains("secret"))
+            XCTAssertFalse(response.body.string.contains("Private"))
         }
         for path in ["/snippets/\(snippetID)", "/snippets/\(snippetID)/delete", "/snippets/\(snippetID)/favorite",
                      "/folders/\(folderID)", "/folders/\(folderID)/delete", "/tags/\(tagID)", "/tags/\(tagID)/delete"] {

@@ -209,6 +209,33 @@ struct ListQuery: Sendable, Equatable {
         }
     }
 
+    /// This query without the folder and tags it names that are not in the library (deleted since the
+    /// link was made or the search saved), and a sentence saying so; nil if all are there.
+    /// Looked up by the list page before it runs the query: the folder's gone made a saved search a
+    /// 404 page, and a tag's made one asking for all of its tags find nothing.
+    func withoutDeletedChoices(in context: ModelContext) throws -> (query: ListQuery, notice: String)? {
+        var kept = self
+        if let folder, let id = UUID(uuidString: folder), try Lookup.folder(id, in: context) == nil {
+            kept.folder = nil
+        }
+        kept.tags = try tags.filter { tag in try UUID(uuidString: tag).map { try Lookup.tag($0, in: context) != nil } ?? false }
+        let goneTags = tags.count - kept.tags.count
+        let goneFolder = kept.folder != folder
+        guard goneFolder || goneTags > 0 else { return nil }
+        // The results change, so the list starts again at its first page.
+        kept.page = 1
+        let tagWords = goneTags == 1 ? "a tag" : "\(goneTags) tags"
+        let subject = switch (goneFolder, goneTags) {
+        case (true, 0): "The folder"
+        case (true, _): "The folder and \(tagWords)"
+        case (false, 1): "A tag"
+        case (false, _): tagWords
+        }
+        let isOne = (goneFolder ? 1 : 0) + goneTags == 1
+        // Not "deleted": an id that was never this library's (another account's) is answered the same.
+        return (kept, "\(subject) this list named \(isOne ? "is" : "are") not in your library, so the list is not narrowed to \(isOne ? "it" : "them").")
+    }
+
     /// The folder the query names, looked up once; throws "not found" for a folder that is gone.
     func folderKey(in context: ModelContext) throws -> (key: PersistentIdentifier?, name: String?) {
         guard let folder, folder != "unfiled", let id = UUID(uuidString: folder) else { return (nil, nil) }

@@ -33,17 +33,27 @@ struct SnippetController: RouteCollection {
 
     // MARK: Pages
 
-    @Sendable func list(req: Request) async throws -> View {
+    @Sendable func list(req: Request) async throws -> Response {
         try await listPage(req, selected: nil)
     }
 
-    @Sendable func show(req: Request) async throws -> View {
+    @Sendable func show(req: Request) async throws -> Response {
         try await listPage(req, selected: try snippetID(req))
     }
 
-    private func listPage(_ req: Request, selected: UUID?) async throws -> View {
+    /// What the list page's read found: the page, or a folder or tag the query names that is gone.
+    private enum ListPageOutcome: Sendable {
+        case page(Sidebar, SnippetListPage)
+        case choicesDeleted(ListQuery, notice: String)
+    }
+
+    private func listPage(_ req: Request, selected: UUID?) async throws -> Response {
         let query = ListQuery(query: req.query)
-        let (sidebar, loaded) = try await req.store.read { context in
+        let outcome = try await req.store.read { context -> ListPageOutcome in
+            // A link or saved search naming a folder or tag deleted since is sent to the list without it.
+            if query.folder != nil || !query.tags.isEmpty, let (kept, notice) = try query.withoutDeletedChoices(in: context) {
+                return .choicesDeleted(kept, notice: notice)
+            }
             let presenter = Presenter(context: context)
             var selectedDetail: SnippetDetail?
             if let selected {
@@ -63,7 +73,16 @@ struct SnippetController: RouteCollection {
                 folderOptions: selectedDetail == nil ? [] : try presenter.folderOptions(
                     selected: selectedDetail?.folderID, folders: foldersAndTags.folders),
                 form: results.form, pagination: results.pagination, isSearch: query.isSearch, hasRows: !rows.isEmpty)
-            return (try presenter.sidebar(current: query.sidebarKey, foldersAndTags: foldersAndTags), page)
+            return .page(try presenter.sidebar(current: query.sidebarKey, foldersAndTags: foldersAndTags), page)
+        }
+        let (sidebar, loaded): (Sidebar, SnippetListPage)
+        switch outcome {
+        case .page(let shownSidebar, let shownPage):
+            (sidebar, loaded) = (shownSidebar, shownPage)
+        case .choicesDeleted(let kept, let notice):
+            req.flash(notice)
+            let path = selected.map { "\(settings.basePath)/snippets/\($0.idString)" } ?? "\(settings.basePath)/snippets"
+            return req.redirect(to: path + kept.queryString())
         }
         var page = loaded
         page.formHTML = try await req.application.renderedFragments.html(
@@ -72,7 +91,7 @@ struct SnippetController: RouteCollection {
             "snippet-rows", SnippetRowsFragment(base: req.settings.basePath, filterQuery: page.filterQuery, rows: page.rows), for: req)
         return try await req.renderPage("snippets", PageContext(
             req, title: page.selected?.title ?? page.heading, flash: req.takeFlash(),
-            sidebar: sidebar, content: page))
+            sidebar: sidebar, content: page)).encodeResponse(for: req)
     }
 
     @Sendable func newForm(req: Request) async throws -> View {
