@@ -219,6 +219,34 @@ final class SnippetRoutesTests: AppTestCase {
         XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.code).sorted() }, ["", "old"])
     }
 
+    /// A tag checked in a form and deleted in another tab before the save was dropped without a word.
+    func testASaveSaysWhichCheckedTagsWereGone() async throws {
+        let edited = try await createSnippet(SnippetUpload(title: "Tagged", newTags: "doomed, also doomed, kept"))
+        let tags = try withContext { context in
+            Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Tag>()).map { ($0.name, $0.uuid.uuidString) })
+        }
+        for name in ["doomed", "also doomed"] {
+            try await send(.POST, "/tags/\(try XCTUnwrap(tags[name]))/delete") { response async throws in
+                XCTAssertEqual(response.status, .seeOther)
+            }
+        }
+        let checked = ["doomed", "also doomed", "kept"].compactMap { tags[$0] }
+        for (path, checked, notice) in [
+            ("/snippets/\(edited)", checked, "Snippet saved. 2 tags you checked are no longer in your library (deleted meanwhile?), so the snippet does not have them."),
+            ("/snippets", Array(checked.prefix(1)), "Snippet created. A tag you checked is no longer in your library (deleted meanwhile?), so the snippet does not have it."),
+        ] {
+            var target = ""
+            try await send(.POST, path, beforeRequest: { req async throws in
+                try req.content.encode(SnippetUpload(title: "Tagged", tags: checked), as: .formData)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status, .seeOther, path)
+                target = location(response) ?? ""
+            })
+            try await expectPage(target, shows: notice)
+        }
+        XCTAssertEqual(try withContext { try XCTUnwrap(Lookup.snippet(XCTUnwrap(UUID(uuidString: edited)), in: $0)).tags.map(\.name) }, ["kept"])
+    }
+
     func testUserTextIsEscapedEverywhere() async throws {
         let attack = "<script>alert(1)</script>"
         let id = try await createSnippet(SnippetUpload(

@@ -144,18 +144,18 @@ struct SnippetController: RouteCollection {
                                       errors: form.errors, hasImage: false)
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
-        let id: UUID
+        let (id, checkedTagsGone): (UUID, Int)
         do {
-            id = try await req.store.write { context in
+            (id, checkedTagsGone) = try await req.store.write { context in
                 let snippet = Snippet(title: form.values.title)
                 context.insert(snippet)
-                try form.apply(to: snippet, in: context)
-                return snippet.uuid
+                let checkedTagsGone = try form.apply(to: snippet, in: context)
+                return (snippet.uuid, checkedTagsGone)
             }
         } catch is ValidatedSnippetForm.ChosenFolderGone {
             return try await chosenFolderGonePage(req, id: nil, form: form)
         }
-        req.flash("Snippet created.")
+        req.flash("Snippet created." + ValidatedSnippetForm.checkedTagsGoneNotice(checkedTagsGone))
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
     }
 
@@ -167,16 +167,15 @@ struct SnippetController: RouteCollection {
                                       errors: form.errors, hasImage: try await storedSnippetHasImage(req, id: id))
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
-        let conflict: (version: String, isFavorite: Bool)?
+        let outcome: SaveOutcome
         do {
-            conflict = try await req.store.write { context -> (version: String, isFavorite: Bool)? in
+            outcome = try await req.store.write { context -> SaveOutcome in
                 guard let snippet = try Lookup.snippet(id, in: context) else { throw ValidatedSnippetForm.EditedSnippetGone() }
                 // A form opened on an older version would silently undo someone else's save.
                 if !form.values.version.isEmpty && form.values.version != snippet.editVersion {
-                    return (snippet.editVersion, snippet.isFavorite)
+                    return .conflict(version: snippet.editVersion, isFavorite: snippet.isFavorite)
                 }
-                try form.apply(to: snippet, in: context)
-                return nil
+                return .saved(checkedTagsGone: try form.apply(to: snippet, in: context))
             }
         } catch is ValidatedSnippetForm.ChosenFolderGone {
             return try await chosenFolderGonePage(req, id: id, form: form)
@@ -186,19 +185,27 @@ struct SnippetController: RouteCollection {
                 conflict: ValidatedSnippetForm.EditedSnippetGone.message)
                 .encodeResponse(status: .notFound, for: req)
         }
-        if let conflict {
+        switch outcome {
+        case .saved(let checkedTagsGone):
+            req.flash("Snippet saved." + ValidatedSnippetForm.checkedTagsGoneNotice(checkedTagsGone))
+            return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
+        case .conflict(let version, let isFavorite):
             // Saved again, the form replaces the stored version, the favourite too where it differs.
             var values = form.values
-            values.version = conflict.version
-            values.wasFavorite = conflict.isFavorite ? "1" : "0"
+            values.version = version
+            values.wasFavorite = isFavorite ? "1" : "0"
             return try await formPage(
                 req, id: id, values: values, checkedTags: form.checkedTags, errors: [:],
                 hasImage: try await storedSnippetHasImage(req, id: id),
                 conflict: "This snippet was saved elsewhere (another tab or window?) after you opened this form, so your changes were not saved. Your version is below: save again to replace the other one, or reload the latest version.")
                 .encodeResponse(status: .conflict, for: req)
         }
-        req.flash("Snippet saved.")
-        return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
+    }
+
+    /// What an update's write did: saved the form, or found a newer version than the form's.
+    private enum SaveOutcome: Sendable {
+        case saved(checkedTagsGone: Int)
+        case conflict(version: String, isFavorite: Bool)
     }
 
     /// Whether the stored snippet has an image, for a form shown again (its "remove the image" box).

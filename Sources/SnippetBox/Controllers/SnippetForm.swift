@@ -126,8 +126,11 @@ struct ValidatedSnippetForm: Sendable {
         name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// Writes the form's values into a snippet, creating the new folder and tags it names.
-    func apply(to snippet: Snippet, in context: ModelContext) throws {
+    /// Writes the form's values into a snippet, creating the new folder and tags it names. Returns
+    /// how many of the checked tags are not in the library (deleted after the form was opened): the
+    /// snippet is saved without them, and the caller says so.
+    @discardableResult
+    func apply(to snippet: Snippet, in context: ModelContext) throws -> Int {
         snippet.retitle(values.title)
         snippet.code = values.code
         snippet.notes = values.notes
@@ -154,8 +157,9 @@ struct ValidatedSnippetForm: Sendable {
         }
 
         var tags: [Tag] = []
+        var checkedTagsGone = 0
         for id in checkedTags.compactMap(UUID.init(uuidString:)) {
-            if let tag = try Lookup.tag(id, in: context) { tags.append(tag) }
+            if let tag = try Lookup.tag(id, in: context) { tags.append(tag) } else { checkedTagsGone += 1 }
         }
         var colorIndex = try context.fetchCount(FetchDescriptor<Tag>())
         for name in newTagNames {
@@ -177,6 +181,16 @@ struct ValidatedSnippetForm: Sendable {
         } else if removeImage {
             snippet.imageData = nil
             snippet.imageContentType = nil
+        }
+        return checkedTagsGone
+    }
+
+    /// What the flash after a save adds when checked tags were gone (see `apply`).
+    static func checkedTagsGoneNotice(_ count: Int) -> String {
+        switch count {
+        case 0: ""
+        case 1: " A tag you checked is no longer in your library (deleted meanwhile?), so the snippet does not have it."
+        default: " \(count) tags you checked are no longer in your library (deleted meanwhile?), so the snippet does not have them."
         }
     }
 }
