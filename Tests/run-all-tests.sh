@@ -38,9 +38,9 @@ else
     passed=$((total - failed))
 fi
 
-# System tests, each one test: two build and run the snippetbox binary themselves; the release check
+# System tests, each one test: three build and run the snippetbox binary themselves; the release check
 # compiles ObjectGraph with -O from the debug build's plan, which `swift test` just wrote.
-for script in Tests/system/crash_test.py Tests/system/load_test.py Tests/system/release_symbols_test.py; do
+for script in Tests/system/crash_test.py Tests/system/cli_test.py Tests/system/load_test.py Tests/system/release_symbols_test.py; do
     echo
     echo "== python3 $script"
     if python3 "$script"; then

@@ -7,11 +7,7 @@ import SnippetBox
 import Vapor
 
 // `snippetbox` starts the app with the settings from the environment (see the README) and prints
-// its URL. Maintenance commands work on the stores in DATA_DIR:
-//   snippetbox seed N   fills the first library with N demo snippets
-//   snippetbox check    checks every store and its image files; exits 1 if anything is wrong
-//   snippetbox backup   writes a backup archive of DATA_DIR into DATA_DIR/backups (safe while serving)
-//   snippetbox restore ARCHIVE   replaces DATA_DIR with a backup (stop the server first)
+// its URL once it listens; maintenance commands work on the stores in DATA_DIR (see `help`).
 let arguments = Array(CommandLine.arguments.dropFirst())
 /// The maintenance command asked for, which names itself in its errors; nil to serve.
 let maintenanceCommand = arguments.first.flatMap { ["seed", "check", "backup", "restore"].contains($0) ? $0 : nil }
@@ -20,6 +16,49 @@ let maintenanceCommand = arguments.first.flatMap { ["seed", "check", "backup", "
 func exitWithUsage(_ usage: String) -> Never {
     FileHandle.standardError.write(Data("usage: snippetbox \(usage)\n".utf8))
     exit(2)
+}
+
+/// What `--help` prints. Vapor's own listed its `routes` command, which snippetbox refuses, and
+/// none of these; and it ran only after the app was set up, which made DATA_DIR.
+let help = """
+    usage: snippetbox [serve [--hostname HOST] [--port PORT] [--env development]]
+                                   serve the app; settings come from the environment (HOST, PORT,
+                                   DATA_DIR, BASE_PATH, ...: see the README's Configuration)
+           snippetbox seed N       fill the first library with N demo snippets
+           snippetbox check        check every store in DATA_DIR and its image files; exits 1 if
+                                   anything is wrong
+           snippetbox backup       write a backup archive of DATA_DIR into DATA_DIR/backups (safe
+                                   while the server runs)
+           snippetbox restore ARCHIVE
+                                   replace DATA_DIR with a backup archive (stop the server first)
+
+    """
+
+/// Logs the app's address once the server listens, from the address it bound: the port may be
+/// `serve --port`'s rather than PORT's, and logged before binding, the address was shown even when
+/// the port turned out to be taken.
+func announceWhenListening(_ app: Application, settings: AppSettings) -> Task<Void, Never> {
+    Task {
+        while !Task.isCancelled {
+            if let address = app.http.server.shared.localAddress {
+                let place: String
+                if let port = address.port, let ip = address.ipAddress {
+                    let host = ["0.0.0.0", "::"].contains(ip) ? "localhost" : ip.contains(":") ? "[\(ip)]" : ip
+                    place = "http://\(host):\(port)\(settings.basePath)/"
+                } else {
+                    place = "the socket \(address.pathname ?? "\(address)")"
+                }
+                app.logger.notice("SnippetBox is running at \(place) (data in \(settings.dataDirectory.path))")
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+if arguments.first == "help" || arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+    print(help, terminator: "")
+    exit(0)
 }
 
 do {
@@ -75,8 +114,8 @@ do {
     do {
         try configure(app, settings: settings)
         try await createAdminFromSettings(app)
-        let shownHost = settings.host == "0.0.0.0" ? "localhost" : settings.host
-        app.logger.notice("SnippetBox is running at http://\(shownHost):\(settings.port)\(settings.basePath)/ (data in \(settings.dataDirectory.path))")
+        let announcement = announceWhenListening(app, settings: settings)
+        defer { announcement.cancel() }
         try await app.execute()
     } catch {
         app.logger.report(error: error)
