@@ -21,9 +21,12 @@ public func configure(_ app: Application, settings: AppSettings) throws {
         throw MissingTemplatesError(viewsDirectory: app.directory.viewsDirectory)
     }
     useLeafViews(app)
-    // Templates are parsed once and kept, whatever the environment (`swift run` starts in development):
-    // reading and parsing them took a sixth of every page. RELOAD_TEMPLATES=1 rereads them while editing.
-    app.leaf.cache.isEnabled = Environment.get("RELOAD_TEMPLATES") != "1"
+    // Templates are parsed once and kept (snippetbox runs in production unless told otherwise):
+    // reading and parsing them took a sixth of every page. RELOAD_TEMPLATES=1 rereads them while
+    // editing, and so does `--env development`, where Leaf's renderer bypasses its cache whatever
+    // this says: said here too, so that the templates are not prepared at boot for a cache that keeps
+    // none (each was then logged as broken) and the fragments rendered from them are reread as well.
+    app.leaf.cache.isEnabled = Environment.get("RELOAD_TEMPLATES") != "1" && app.environment != .development
     app.renderedFragments = RenderedFragments(isEnabled: app.leaf.cache.isEnabled)
 
     app.passwords.use(.bcrypt(cost: settings.passwordHashCost))

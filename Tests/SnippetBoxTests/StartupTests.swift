@@ -61,6 +61,23 @@ final class StartupTests: XCTestCase {
         XCTAssertEqual(String(buffer: page), "<html>Hello</html>")
         try await app.asyncShutdown()
     }
+
+    /// In development (`--env development`) Leaf's renderer bypasses its cache whatever the cache's
+    /// setting says, so preparing the templates found none of them cached and logged every template
+    /// as broken: 20 false warnings at each start.
+    func testInDevelopmentTheTemplatesAreNotCachedAndNoneIsReportedBroken() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-startup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let app = try await Application.make(.development)
+        let log = LogMessages()
+        app.logger = Logger(label: "test") { _ in log }
+        try configure(app, settings: AppSettings(dataDirectory: folder, passwordHashCost: 4))
+        try await app.asyncBoot()
+        XCTAssertEqual(log.messages.filter { $0.contains(".leaf") }, [])
+        XCTAssertFalse(app.leaf.cache.isEnabled, "templates are reread in development, as Leaf's renderer does there")
+        XCTAssertFalse(app.renderedFragments.isEnabled, "so are the fragments rendered from them")
+        try await app.asyncShutdown()
+    }
 }
 
 /// Keeps the messages logged at warning level and above.

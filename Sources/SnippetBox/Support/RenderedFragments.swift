@@ -29,7 +29,7 @@ final class RenderedFragments: Sendable {
     /// The HTML kept, in UTF-8 bytes: a page of 100 rows is about 40 KB.
     private let maximumBytes: Int
     /// Off when templates are reread on every request (RELOAD_TEMPLATES=1), so that an edited template shows.
-    private let isEnabled: Bool
+    let isEnabled: Bool
 
     init(capacity: Int = 1_000, maximumBytes: Int = 16 << 20, isEnabled: Bool = true) {
         self.capacity = capacity
