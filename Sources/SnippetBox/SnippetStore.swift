@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOPosix
 import ObjectGraph
 import Vapor
@@ -11,6 +12,13 @@ import Vapor
 public final class SnippetStore: Sendable {
     public let container: ModelContainer
     private let threadPool: NIOThreadPool
+    /// Held by each write from its reads to its save, so that writes run one at a time, each reading
+    /// what the one before it saved. Side by side, two saves of one snippet (a star double-clicked,
+    /// one form sent from two tabs) read it at one version, and the second failed with ObjectGraph's
+    /// "changed by another context" (a 500, the typed text lost); two forms naming one new folder
+    /// each found none and made one, leaving two folders of one name. SQLite takes one save at a
+    /// time anyway, so this holds back only a write's reads, which are short.
+    private let writing = NIOLock()
 
     /// The models of the current version, which every library store is opened with.
     public static let schema = Schema(versionedSchema: SnippetSchemaV3.self)
@@ -69,11 +77,14 @@ public final class SnippetStore: Sendable {
     /// Runs `body` with a new context, then saves what it changed, in one transaction.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         let container = self.container
+        let writing = self.writing
         return try await threadPool.runIfActive {
-            let context = ModelContext(container)
-            let result = try body(context)
-            try context.save()
-            return result
+            try writing.withLock {
+                let context = ModelContext(container)
+                let result = try body(context)
+                try context.save()
+                return result
+            }
         }
     }
 }

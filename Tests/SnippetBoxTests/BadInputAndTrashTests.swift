@@ -13,10 +13,13 @@ final class BadInputAndTrashTests: AppTestCase {
     }
 
     /// A multipart body written by hand, so that it can hold bytes a well-behaved client never sends.
-    private func multipart(_ fields: [(String, [UInt8])], boundary: String = "XyZboundary") -> (HTTPHeaders, ByteBuffer) {
+    /// A part's whole `Content-Disposition` parameters may be given instead of its name (`dispositions`).
+    private func multipart(_ fields: [(String, [UInt8])], dispositions: [String: String] = [:],
+                           boundary: String = "XyZboundary") -> (HTTPHeaders, ByteBuffer) {
         var bytes: [UInt8] = []
         for (name, value) in fields {
-            bytes += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n".utf8) + value + Array("\r\n".utf8)
+            let disposition = dispositions[name] ?? "name=\"\(name)\""
+            bytes += Array("--\(boundary)\r\nContent-Disposition: form-data; \(disposition)\r\n\r\n".utf8) + value + Array("\r\n".utf8)
         }
         bytes += Array("--\(boundary)--\r\n".utf8)
         var headers = HTTPHeaders()
@@ -39,6 +42,24 @@ final class BadInputAndTrashTests: AppTestCase {
         })
         XCTAssertEqual(try snippetCount(), 0)
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+    }
+
+    /// A text field sent as a file part (with a filename) was not checked, and its invalid bytes were
+    /// stored replaced; a filename written before the name gave the part the filename as its name.
+    func testATextFieldSentAsAFileIsCheckedAsText() async throws {
+        for disposition in ["name=\"title\"; filename=\"t.txt\"", "filename=\"t.txt\"; name=\"title\""] {
+            let (headers, body) = multipart([("title", [0x62, 0x61, 0x64, 0xFF, 0xFE]), ("language", Array("swift".utf8))],
+                                            dispositions: ["title": disposition])
+            try await send(.POST, "/snippets", headers: headers, beforeRequest: { req async throws in
+                req.body = body
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status, .badRequest, disposition)
+                XCTAssertTrue(response.body.string.contains("UTF-8"), response.body.string)
+            })
+        }
+        XCTAssertEqual(try snippetCount(), 0)
+        XCTAssertEqual(TextInputMiddleware.dispositionParameter("name", in: "form-data; filename=\"a\"; name=\"b\""), "b")
+        XCTAssertEqual(TextInputMiddleware.dispositionParameter("filename", in: "form-data; name=\"b\"; filename=\"a.png\""), "a.png")
     }
 
     func testNULBytesAreAFormErrorAndStoreNothing() async throws {

@@ -15,7 +15,11 @@ struct FullTextQuery: Equatable, Sendable {
 
     let terms: [Term]
 
-    init(_ input: String) {
+    init(_ typed: String) {
+        // A NUL is read by SQLite as the end of the query, inside a term's string too, which then
+        // never closes ("unterminated string"): it separates words, as a space does.
+        let input = typed.unicodeScalars.contains("\0")
+            ? String(String.UnicodeScalarView(typed.unicodeScalars.map { $0 == "\0" ? " " : $0 })) : typed
         var terms: [Term] = []
         var index = input.startIndex
         while index < input.endIndex {

@@ -5,7 +5,8 @@ import Vapor
 /// Refuses a form whose text is not text: a field that is not valid UTF-8, or a multipart body that
 /// cannot be parsed. Vapor's decoders would quietly replace invalid bytes (and store the result)
 /// or fail deep inside a handler; here the request gets a 400 with a reason before anything runs.
-/// File parts (those with a filename) are binary and are not checked.
+/// The form's file fields (`fileFieldNames`) are binary and are not checked; any other part is text,
+/// with a filename or without: Vapor's decoder reads such a part into a text field all the same.
 ///
 /// While reading the form it keeps its `csrf` field for `CSRFMiddleware`, which then needs no
 /// decoder of its own (Vapor's multipart decoder cannot pick one field out of every form reliably).
@@ -40,6 +41,25 @@ struct TextInputMiddleware: AsyncMiddleware {
     /// The names and values of the text fields the body could be read into (the last of each name).
     typealias TextFields = [String: String]
 
+    /// The forms' file inputs: the snippet's image and the import's file. Only these may hold bytes
+    /// that are not text. Any part sent with a filename was taken for a file before, so a title sent
+    /// as `name="title"; filename="t.txt"` with invalid bytes was stored with them replaced.
+    static let fileFieldNames: Set<String> = ["image", "file"]
+
+    /// A parameter of a `Content-Disposition` value (`name`, `filename`), unquoted: matched as a whole
+    /// parameter, since `name="` is also the end of `filename="`.
+    static func dispositionParameter(_ key: String, in value: String) -> String? {
+        for parameter in value.split(separator: ";") {
+            let trimmed = parameter.trimmingCharacters(in: .whitespaces)
+            guard let equals = trimmed.firstIndex(of: "="),
+                  trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased() == key else { continue }
+            var text = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+            return text
+        }
+        return nil
+    }
+
     static func checkMultipart(_ body: ByteBuffer, boundary: String?) throws -> TextFields {
         guard let boundary, !boundary.isEmpty else { throw malformed }
         let parser = MultipartParser(boundary: boundary)
@@ -51,10 +71,8 @@ struct TextInputMiddleware: AsyncMiddleware {
         var fields: TextFields = [:]
         parser.onHeader = { header, value in
             guard header.lowercased() == "content-disposition" else { return }
-            if value.contains("filename=") { isFile = true }
-            if let range = value.range(of: "name=\"") {
-                name = String(value[range.upperBound...].prefix { $0 != "\"" })
-            }
+            name = dispositionParameter("name", in: value) ?? ""
+            isFile = fileFieldNames.contains(name)
         }
         parser.onBody = { chunk in
             if !isFile { field += chunk.readableBytesView }

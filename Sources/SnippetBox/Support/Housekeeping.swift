@@ -45,13 +45,11 @@ struct Housekeeping: LifecycleHandler {
     /// One round: purge every library's trash, delete old history, and back up when one is due.
     static func runOnce(_ app: Application, now: Date = .now) async throws {
         for account in app.accounts.all {
-            let container = try app.libraries.store(for: account).container
-            try await app.threadPool.runIfActive {
-                let context = ModelContext(container)
-                try TrashController.purgeExpired(in: context, now: now)
-                try context.save()
-                try deleteOldHistory(in: context, now: now)
-            }
+            let store = try app.libraries.store(for: account)
+            // Through the store's writes, one at a time with the requests' (see `SnippetStore.write`).
+            try await store.write { context in try TrashController.purgeExpired(in: context, now: now) }
+            let container = store.container
+            try await app.threadPool.runIfActive { try deleteOldHistory(in: ModelContext(container), now: now) }
         }
         let accounts = app.accounts.container
         try await app.threadPool.runIfActive { try deleteOldHistory(in: ModelContext(accounts), now: now) }

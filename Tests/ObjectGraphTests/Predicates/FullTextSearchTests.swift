@@ -85,6 +85,11 @@ final class FullTextSearchTests: PredicateTestCase {
             XCTAssertNoThrow(try titles(query), query.debugDescription)
         }
         XCTAssertEqual(try titles("sort* \"\u{301}"), [], "the quote and its mark are text, which no article holds")
+        // SQLite reads a NUL as the end of the query, so a term's string around one never closed.
+        for query in ["\u{0}sorting", "sorting\u{0}", "sor\u{0}ting", "sort*\u{0}", "\"sorting\u{0}with\"", "-\u{0}x sorting"] {
+            XCTAssertNoThrow(try titles(query), query.debugDescription)
+        }
+        XCTAssertEqual(try titles("\u{0}sorting\u{0}"), try titles("sorting"), "a NUL separates words as a space does")
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Article>()), 5)
     }
 
@@ -290,5 +295,6 @@ final class FullTextSearchTests: PredicateTestCase {
         XCTAssertEqual(FullTextQuery("say \"hi").matchExpression, #""say" AND "hi""#)
         XCTAssertEqual(FullTextQuery("a\"b").matchExpression, #""a""b""#)
         XCTAssertEqual(FullTextQuery("x\"\u{308}y").matchExpression, "\"x\"\"\u{308}y\"")
+        XCTAssertEqual(FullTextQuery("a\u{0}b*").matchExpression, #""a" AND "b" *"#)
     }
 }
