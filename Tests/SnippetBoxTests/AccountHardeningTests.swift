@@ -173,3 +173,60 @@ final class AccountHardeningTests: AppTestCase {
         XCTAssertTrue(left.isEmpty, "nothing of it is left in libraries/: \(left)")
     }
 }
+
+/// Changes to the accounts sent at the same moment.
+final class AccountChangesAtOnceTests: AppTestCase {
+    /// Two administrators removing each other at once were both removed; with no account left, the
+    /// set-up page then offered the server to anyone.
+    func testTwoAdministratorsRemovingEachOtherLeaveOne() async throws {
+        for round in 0..<3 {
+            let other = try await addAccount("second\(round)", isAdmin: true)
+            let otherSession = try await logIn("second\(round)")
+            let tester = try XCTUnwrap(app.accounts.account(username: "tester"))
+            let app: Application = try XCTUnwrap(self.app)
+            let removals = [(session, other.id), (otherSession, tester.id)]
+            let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                for (remover, target) in removals {
+                    group.addTask {
+                        var status = HTTPStatus.ok
+                        try await app.test(.POST, "/users/\(target.uuidString)/delete", headers: remover.headers) { response async throws in
+                            status = response.status
+                        }
+                        return status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            XCTAssertEqual(statuses.filter { $0 == .seeOther }.count, 1, "round \(round): \(statuses)")
+            XCTAssertTrue(app.accounts.all.contains(where: \.isAdmin), "round \(round): no administrator left")
+            try await app.test(.GET, "/setup") { response async throws in
+                XCTAssertEqual(response.status, .seeOther, "the set-up page reopened")
+            }
+            // Whoever is left carries on as the administrator of the next round.
+            let survivor = try XCTUnwrap(app.accounts.all.first(where: \.isAdmin))
+            if survivor.username != "tester" {
+                return
+            }
+        }
+    }
+
+    func testARemovalIsCheckedAgainstTheAccountsAsTheyAreThen() async throws {
+        let tester = try XCTUnwrap(app.accounts.account(username: "tester"))
+        let helper = try await addAccount("helper", isAdmin: false)
+        do {
+            try await app.accounts.remove(tester.id, by: helper.id) {}
+            XCTFail("a removal by an account that is not an administrator went ahead")
+        } catch let error as AccountError {
+            XCTAssertTrue(error.message.contains("no longer an administrator"), error.message)
+        }
+        let second = try await addAccount("second", isAdmin: true)
+        try await app.accounts.remove(second.id, by: tester.id) {}
+        do {
+            try await app.accounts.remove(second.id, by: tester.id) {}
+            XCTFail("an account removed already was removed again")
+        } catch let error as AccountError {
+            XCTAssertTrue(error.message.contains("removed meanwhile"), error.message)
+        }
+        XCTAssertEqual(app.accounts.all.map(\.username), ["helper", "tester"])
+    }
+}

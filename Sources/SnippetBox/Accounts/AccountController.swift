@@ -59,7 +59,13 @@ struct AccountController {
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
         let hash = try await req.password.async.hash(password)
-        let account = try await req.application.accounts.create(username: username, passwordHash: hash, isAdmin: true)
+        let account: AccountInfo
+        do {
+            account = try await req.application.accounts.create(username: username, passwordHash: hash, isAdmin: true, asFirstAccount: true)
+        } catch let refusal as AccountError {
+            // Another set-up, sent at the same moment, made the first account while this one hashed.
+            throw Abort(.forbidden, reason: refusal.message)
+        }
         try await req.logIn(account)
         req.flash("Welcome, \(account.username). This is your snippet box.")
         return req.redirect(to: "\(settings.basePath)/snippets")
@@ -267,10 +273,15 @@ struct AccountController {
         guard account.id != req.account?.id else {
             throw Abort(.badRequest, reason: "You cannot remove your own account.")
         }
+        guard let removerID = req.account?.id else { throw Abort(.unauthorized) }
         // The library first: should moving it fail, the account is still there, as the error page
         // says ("nothing was changed"); removed first, it left a library that no account named.
-        try req.application.libraries.retire(account)
-        try await req.application.accounts.remove(account.id)
+        let libraries = req.application.libraries
+        do {
+            try await req.application.accounts.remove(account.id, by: removerID) { try libraries.retire(account) }
+        } catch let refusal as AccountError {
+            throw Abort(.conflict, reason: refusal.message)
+        }
         req.flash("Removed \(account.username); their library was moved to removed/ in the data directory.")
         return req.redirect(to: "\(settings.basePath)/users")
     }

@@ -114,11 +114,14 @@ public final class AccountStore: Sendable {
     /// Adds an account with a password already hashed. The first account gets the library at
     /// `snippetbox.store`, which is where a store made before accounts existed lives, so that its
     /// snippets become the first account's; later accounts get a library file of their own.
-    public func create(username: String, passwordHash: String, isAdmin: Bool) async throws -> AccountInfo {
+    /// `asFirstAccount` (the set-up page) refuses when any account exists by then.
+    public func create(username: String, passwordHash: String, isAdmin: Bool, asFirstAccount: Bool = false) async throws -> AccountInfo {
         let name = Self.normalize(username)
-        let info = try await threadPool.runIfActive { [container] () throws -> AccountInfo in
-            let context = ModelContext(container)
+        return try await change { context in
             let existing = try context.fetch(FetchDescriptor<Account>())
+            if asFirstAccount && !existing.isEmpty {
+                throw AccountError(field: "username", message: "SnippetBox is already set up; log in instead.")
+            }
             if existing.contains(where: { $0.username == name }) {
                 throw AccountError(field: "username", message: "There is already an account named “\(name)”.")
             }
@@ -128,26 +131,39 @@ public final class AccountStore: Sendable {
             account.uuid = id
             context.insert(account)
             try context.save()
-            return AccountInfo(account)
+            let info = AccountInfo(account)
+            self.cache.withLockedValue { $0[info.id] = info }
+            return info
         }
-        cache.withLockedValue { $0[info.id] = info }
-        return info
+    }
+
+    /// Held by each change of the accounts from its checks to its save and the update of the copy in
+    /// memory, so that changes run one at a time, each seeing the one before. Side by side, two
+    /// administrators removing each other each saw the other as a second administrator and both were
+    /// removed: with no account left, the set-up page offered the server to whoever came next. Two
+    /// first set-ups sent together likewise made two administrators.
+    private let changing = NIOLock()
+
+    private func change<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
+        let container = self.container, changing = self.changing
+        return try await threadPool.runIfActive {
+            try changing.withLock { try body(ModelContext(container)) }
+        }
     }
 
     public func changePasswordHash(of id: UUID, to passwordHash: String) async throws {
-        let info = try await threadPool.runIfActive { [container] () throws -> AccountInfo? in
-            let context = ModelContext(container)
+        try await change { context in
             guard let account = try context.fetch(FetchDescriptor(predicate: #Predicate<Account> { $0.uuid == id })).first else {
-                return nil
+                return
             }
             account.passwordHash = passwordHash
             // Exact, and at least a millisecond later than before: sessions keep the value they logged
             // in under and compare it with this one to within half a millisecond.
             account.passwordChangedAt = max(Date.now, account.passwordChangedAt.addingTimeInterval(0.001))
             try context.save()
-            return AccountInfo(account)
+            let info = AccountInfo(account)
+            self.cache.withLockedValue { $0[id] = info }
         }
-        if let info { cache.withLockedValue { $0[id] = info } }
     }
 
     /// A library store file of a data directory, by its name there, and the account it belongs to.
@@ -169,13 +185,26 @@ public final class AccountStore: Sendable {
         return files
     }
 
-    /// Removes an account (not its library's files: the caller moves those aside).
-    public func remove(_ id: UUID) async throws {
-        try await threadPool.runIfActive { [container] in
-            let context = ModelContext(container)
-            try context.delete(model: Account.self, where: #Predicate { $0.uuid == id })
+    /// Removes the account `id` for the administrator `removerID`, after `beforeRemoving` (which moves
+    /// its library aside) succeeds. Refused, with nothing changed, when the one removing it is no
+    /// longer an administrator (removed meanwhile), when the account is gone already, or when it is
+    /// the last administrator: checked in the same change as the removal (see `changing`).
+    public func remove(_ id: UUID, by removerID: UUID, beforeRemoving: @escaping @Sendable () throws -> Void) async throws {
+        try await change { context in
+            let accounts = try context.fetch(FetchDescriptor<Account>())
+            guard accounts.contains(where: { $0.uuid == removerID && $0.isAdmin }) else {
+                throw AccountError(field: "", message: "Your account is no longer an administrator's (removed or changed meanwhile), so nothing was removed.")
+            }
+            guard let account = accounts.first(where: { $0.uuid == id }) else {
+                throw AccountError(field: "", message: "That account was removed meanwhile.")
+            }
+            guard !account.isAdmin || accounts.filter(\.isAdmin).count > 1 else {
+                throw AccountError(field: "", message: "\(account.username) is the last administrator, so it cannot be removed.")
+            }
+            try beforeRemoving()
+            context.delete(account)
             try context.save()
+            _ = self.cache.withLockedValue { $0.removeValue(forKey: id) }
         }
-        _ = cache.withLockedValue { $0.removeValue(forKey: id) }
     }
 }
