@@ -64,6 +64,31 @@ final class MaintenanceCheckTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent(second).path))
     }
 
+    /// An accounts store from a crafted (or hand-edited) backup named `../outside.store` as a library:
+    /// restore took it, and the server then read and wrote a store outside the data directory.
+    func testALibraryNamedOutsideTheDataDirectoryIsRefused() async throws {
+        _ = try await makeDataDirectory(openSecondLibrary: false)
+        let accounts = try ModelContainer(
+            for: Schema(versionedSchema: AccountSchemaV1.self), configurations: ModelConfiguration(url: folder.appendingPathComponent("accounts.store")))
+        let context = ModelContext(accounts)
+        try XCTUnwrap(context.fetch(FetchDescriptor<Account>(predicate: #Predicate { $0.username == "second" })).first)
+            .libraryFileName = "../outside.store"
+        try context.save()
+
+        XCTAssertThrowsError(try AccountStore(dataDirectory: folder, threadPool: .singleton)) { error in
+            XCTAssertTrue("\(error)".contains("“../outside.store” as the library of second"), "\(error)")
+        }
+        let (healthy, lines) = try check()
+        XCTAssertFalse(healthy)
+        XCTAssertTrue(lines.contains("accounts.store: CANNOT BE OPENED"), "\(lines)")
+        XCTAssertFalse(lines.contains { $0.contains("outside") && $0.hasSuffix(": ok") }, "\(lines)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.deletingLastPathComponent().appendingPathComponent("outside.store").path))
+        XCTAssertTrue(AccountStore.isLibraryFileName("libraries/\(UUID().uuidString).store"))
+        for name in ["accounts.store", "libraries/x.store", "libraries/../../x.store", "/tmp/x.store", "libraries/\(UUID().uuidString).store/.."] {
+            XCTAssertFalse(AccountStore.isLibraryFileName(name), name)
+        }
+    }
+
     func testALibraryFileNoAccountNamesIsChecked() async throws {
         let second = try await makeDataDirectory(openSecondLibrary: true)
         let stray = "libraries/left-behind.store"

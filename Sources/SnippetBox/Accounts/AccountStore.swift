@@ -47,6 +47,15 @@ public final class AccountStore: Sendable {
     /// The accounts store's file in the data directory.
     static let fileName = "accounts.store"
 
+    /// Whether `name` is a library file name `create` gives: the first library's, or one in
+    /// `libraries/` named by an id (so nothing outside the data directory, and no other store in it).
+    static func isLibraryFileName(_ name: String) -> Bool {
+        if name == AppSettings.firstLibraryFileName { return true }
+        let folder = "libraries/", suffix = ".store"
+        guard name.hasPrefix(folder), name.hasSuffix(suffix) else { return false }
+        return UUID(uuidString: String(name.dropFirst(folder.count).dropLast(suffix.count))) != nil
+    }
+
     public init(dataDirectory: URL, threadPool: NIOThreadPool) throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         container = try ModelContainer(
@@ -54,6 +63,13 @@ public final class AccountStore: Sendable {
             configurations: ModelConfiguration(url: dataDirectory.appendingPathComponent(Self.fileName)))
         self.threadPool = threadPool
         let accounts = try ModelContext(container).fetch(FetchDescriptor<Account>()).map(AccountInfo.init)
+        // The library file names come from this store, which a restored backup may have brought from
+        // elsewhere: `../other.store` made the server read and write a store outside DATA_DIR (and a
+        // removal move it into removed/). Only the names SnippetBox gives are accepted.
+        if let stray = accounts.first(where: { !Self.isLibraryFileName($0.libraryFileName) }) {
+            throw AccountError(field: "", message: "\(Self.fileName) names “\(stray.libraryFileName)” as the library of \(stray.username), "
+                + "which is not a library file name SnippetBox gives (\(AppSettings.firstLibraryFileName), or libraries/<id>.store)")
+        }
         cache = NIOLockedValueBox(Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0) }))
     }
 
