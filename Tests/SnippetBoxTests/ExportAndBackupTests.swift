@@ -106,6 +106,37 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(updated?.titleSortKey, "all files, listed", "the new title's sort key came with it")
     }
 
+    /// An old export's trashed snippets kept their dates: one trashed more than 30 days before the import
+    /// was purged at the next visit of the trash, though the import said "added"; and a record trashed
+    /// in the file put the library's live snippet back in the trash, with its old date, to be purged too.
+    func testAnImportPurgesNothingAndTrashesNothingLive() async throws {
+        try await createSnippet(SnippetUpload(title: "Live here", code: "kept"))
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        let longAgo = Date.now.addingTimeInterval(-40 * 86_400)
+        export.snippets[0].deletedAt = longAgo
+        var old = export.snippets[0]
+        old.uuid = UUID()
+        old.title = "Trashed long ago"
+        export.snippets.append(old)
+        let (status, body) = try await importFile(try LibraryExport.encoder().encode(export))
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("1 added, 0 updated, 1 already here, 0 skipped."), body)
+
+        _ = try await page("/trash")
+        try withContext { context in
+            let snippets = try context.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)]))
+            XCTAssertEqual(snippets.map(\.title), ["Live here", "Trashed long ago"], "nothing purged")
+            guard snippets.count == 2 else { return }
+            XCTAssertNil(snippets[0].deletedAt, "the live snippet stays out of the trash")
+            let trashed = try XCTUnwrap(snippets[1].deletedAt)
+            XCTAssertGreaterThan(trashed, Date.now.addingTimeInterval(LibraryImporter.trashStayAfterImport - Snippet.trashRetention - 60))
+        }
+        let (again, second) = try await importFile(try LibraryExport.encoder().encode(export))
+        expectStatus(.ok, again)
+        XCTAssertTrue(second.contains("0 added, 0 updated, 2 already here, 0 skipped."), second)
+    }
+
     /// A date past Int's range in seconds made every page that showed it trap (the server with it).
     func testImportRefusesDatesPagesCannotShow() async throws {
         try await fillLibrary()

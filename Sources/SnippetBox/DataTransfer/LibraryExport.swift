@@ -151,6 +151,13 @@ struct ImportReport: Equatable, Sendable, Encodable {
 struct LibraryImporter {
     let context: ModelContext
     let maxImageBytes: Int
+    /// When the import runs, which a trashed record's stay in the trash is counted from (`trashedAt`).
+    var now = Date.now
+
+    /// How long a snippet an import puts in the trash stays there at least before the trash empties
+    /// itself of it: an old export's trashed snippets kept their dates, and those past the trash's 30
+    /// days were purged at the next visit of the trash, though the import said "added".
+    static let trashStayAfterImport: TimeInterval = 7 * 86_400
 
     func run(_ export: LibraryExport) throws -> ImportReport {
         var report = ImportReport()
@@ -230,7 +237,9 @@ struct LibraryImporter {
                 context.insert(snippet)
                 report.added.append(record.title)
             }
+            let deletedAt = trashedAt(record, existing: existingSnippets[record.uuid])
             apply(record, to: snippet, folders: foldersByID, tags: tagsByID)
+            snippet.deletedAt = deletedAt
         }
 
         let existingSearches = Set(try context.fetch(FetchDescriptor<SavedSearch>()).map(\.uuid))
@@ -274,13 +283,25 @@ struct LibraryImporter {
         return nil
     }
 
+    /// When the snippet the record makes or updates is in the trash since, or nil for out of it. An
+    /// import never puts a snippet of the library back in the trash (an export made while it was
+    /// there), and a trashed record stays at least `trashStayAfterImport` before it is purged.
+    private func trashedAt(_ record: LibraryExport.SnippetRecord, existing: Snippet?) -> Date? {
+        guard let recorded = record.deletedAt else { return nil }
+        if let existing {
+            guard let kept = existing.deletedAt else { return nil }
+            return max(kept, recorded)
+        }
+        return max(recorded, now.addingTimeInterval(Self.trashStayAfterImport - Snippet.trashRetention))
+    }
+
     /// Whether `snippet` already is what `apply` would make of `record` (its folder and tags as the
     /// import matched them, by id or by name).
     private func matches(_ snippet: Snippet, _ record: LibraryExport.SnippetRecord, folders: [UUID: Folder], tags: [UUID: Tag]) -> Bool {
         snippet.title == record.title.trimmingCharacters(in: .whitespacesAndNewlines) && snippet.code == record.code && snippet.notes == record.notes
             && snippet.language.rawValue == record.language && snippet.isFavorite == record.isFavorite
             && snippet.createdAt == record.createdAt && snippet.updatedAt == record.updatedAt
-            && snippet.deletedAt == record.deletedAt && snippet.folder?.uuid == record.folder.flatMap({ folders[$0]?.uuid })
+            && snippet.deletedAt == trashedAt(record, existing: snippet) && snippet.folder?.uuid == record.folder.flatMap({ folders[$0]?.uuid })
             && Set(snippet.tags.map(\.uuid)) == Set(record.tags.compactMap { tags[$0]?.uuid })
             && snippet.imageContentType == record.image?.contentType && snippet.imageData == record.image?.data
     }
@@ -293,7 +314,6 @@ struct LibraryImporter {
         snippet.isFavorite = record.isFavorite
         snippet.createdAt = record.createdAt
         snippet.updatedAt = record.updatedAt
-        snippet.deletedAt = record.deletedAt
         snippet.folder = record.folder.flatMap { folders[$0] }
         var seen = Set<UUID>()
         snippet.tags = record.tags.filter { seen.insert($0).inserted }.compactMap { tags[$0] }
