@@ -137,6 +137,29 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertTrue(second.contains("0 added, 0 updated, 2 already here, 0 skipped."), second)
     }
 
+    /// A file listing only snippets, whose folder and tags are the library's own: they were dropped
+    /// from the snippet (Unfiled, untagged) and the report said "updated".
+    func testAnImportKeepsTheLibrarysFolderAndTagsNamedById() async throws {
+        try await createSnippet(SnippetUpload(title: "Filed", newFolder: "Keep", newTags: "keeptag"))
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        export.folders = []
+        export.tags = []
+        var titled = export.snippets[0]
+        titled.uuid = UUID()
+        titled.title = "Two\nlines"
+        export.snippets.append(titled)
+        let (status, body) = try await importFile(try LibraryExport.encoder().encode(export))
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("0 added, 0 updated, 1 already here, 1 skipped."), body)
+        XCTAssertTrue(body.contains("the title is not one line of text"), body)
+        try withContext { context in
+            let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>()).first)
+            XCTAssertEqual(snippet.folder?.name, "Keep")
+            XCTAssertEqual(snippet.tags.map(\.name), ["keeptag"])
+        }
+    }
+
     /// A date past Int's range in seconds made every page that showed it trap (the server with it).
     func testImportRefusesDatesPagesCannotShow() async throws {
         try await fillLibrary()

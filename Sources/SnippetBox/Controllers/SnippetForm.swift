@@ -55,6 +55,10 @@ struct ValidatedSnippetForm: Sendable {
             errors["title"] = "Give the snippet a title."
         } else if values.title.count > Self.maxTitleLength {
             errors["title"] = "Keep the title to \(Self.maxTitleLength) characters or fewer."
+        } else if Self.hasControlCharacters(values.title) {
+            // The edit form's title is one line, which browsers keep without its line breaks: a title
+            // holding one changed at every later save.
+            errors["title"] = "A title is one line: no line breaks, tabs or other control characters."
         }
         if let language = CodingLanguage(rawValue: values.language) {
             self.language = language

@@ -161,10 +161,12 @@ struct LibraryImporter {
 
     func run(_ export: LibraryExport) throws -> ImportReport {
         var report = ImportReport()
-        var foldersByID: [UUID: Folder] = [:]
         // Folders and tags this import adds join the library's own: a file naming one twice (by id,
         // or by a name differing only in case) gets one, as the folder and tag forms allow.
         var existingFolders = try context.fetch(FetchDescriptor<Folder>())
+        // A snippet may name a folder or tag of the library by id without the file listing it (a file
+        // cut down to some snippets): it was dropped from the snippet, and the report said "updated".
+        var foldersByID = Dictionary(existingFolders.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         for record in export.folders {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
@@ -188,8 +190,8 @@ struct LibraryImporter {
             }
         }
 
-        var tagsByID: [UUID: Tag] = [:]
         var existingTags = try context.fetch(FetchDescriptor<Tag>())
+        var tagsByID = Dictionary(existingTags.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         for record in export.tags {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !name.contains(","),
@@ -266,6 +268,7 @@ struct LibraryImporter {
     private func problem(with record: LibraryExport.SnippetRecord) -> String? {
         let title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
         if title.isEmpty || title.count > ValidatedSnippetForm.maxTitleLength { return "the title is empty or too long" }
+        if ValidatedSnippetForm.hasControlCharacters(title) { return "the title is not one line of text" }
         if CodingLanguage(rawValue: record.language) == nil { return "unknown language “\(record.language.prefix(30))”" }
         if record.code.count > ValidatedSnippetForm.maxCodeCharacters || record.notes.count > ValidatedSnippetForm.maxNotesCharacters {
             return "the code or notes are too long"
