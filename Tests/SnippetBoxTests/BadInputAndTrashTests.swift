@@ -308,6 +308,29 @@ final class BadInputAndTrashTests: AppTestCase {
         })
         expectStatus(.conflict, try await save(Edit(folder: box, version: try hiddenValue("version", in: form), wasFavorite: "0")))
         XCTAssertNil(try stored().folder)
+
+        // Starred elsewhere after the form was opened, and the form's save a conflict: the form shown
+        // again has the star (its checkbox was left as it was), so saving it again keeps the star. It
+        // came back unticked with wasFavorite 1, and saving it again took the star away.
+        form = try await page("/snippets/\(id)/edit")
+        try await Task.sleep(for: .milliseconds(5))
+        try await send(.POST, "/snippets/\(id)/favorite")
+        try await send(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in
+            try req.content.encode(["folder": box], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        var shownAgain = ""
+        try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+            try req.content.encode(Edit(folder: box, version: try self.hiddenValue("version", in: form), wasFavorite: "0"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .conflict)
+            shownAgain = response.body.string
+        })
+        XCTAssertTrue(shownAgain.contains("name=\"isFavorite\" value=\"1\" checked"), "the stored star is shown")
+        expectStatus(.seeOther, try await save(Edit(folder: box, version: try hiddenValue("version", in: shownAgain),
+                                                    wasFavorite: try hiddenValue("wasFavorite", in: shownAgain), isFavorite: "1")))
+        XCTAssertEqual(try stored().isFavorite, true)
     }
 
     /// HTML drops a line break that directly follows `<textarea>`: code or notes that began with a

@@ -190,8 +190,11 @@ struct SnippetController: RouteCollection {
             req.flash("Snippet saved." + ValidatedSnippetForm.checkedTagsGoneNotice(checkedTagsGone))
             return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
         case .conflict(let version, let isFavorite):
-            // Saved again, the form replaces the stored version, the favourite too where it differs.
+            // Saved again, the form replaces the stored version. Its favourite box shows the stored
+            // star unless this form changed it: shown unticked as the form had it, beside the stored
+            // star as the value it was opened with, saving again took away a star set elsewhere.
             var values = form.values
+            if values.wasFavorite.isEmpty || values.isFavorite == (values.wasFavorite == "1") { values.isFavorite = isFavorite }
             values.version = version
             values.wasFavorite = isFavorite ? "1" : "0"
             return try await formPage(
