@@ -75,6 +75,17 @@ final class ListLinksToDeletedChoicesTests: AppTestCase {
         XCTAssertTrue(page.contains("The folder and 2 tags this list named are not in your library, so the list is not narrowed to them."), page)
     }
 
+    /// A link with a lower-case id filtered the list, but its menu showed no folder chosen, so that
+    /// applying the form again dropped the folder.
+    func testALowerCaseIdIsTheSameChoice() async throws {
+        try await createSnippet(SnippetUpload(title: "Here", newFolder: "Present", newTags: "kept"))
+        let (folders, tags) = try ids()
+        let (folder, tag) = (try XCTUnwrap(folders["Present"]), try XCTUnwrap(tags["kept"]))
+        let page = try await page("/snippets?folder=\(folder.lowercased())&tag=\(tag.lowercased())")
+        XCTAssertTrue(page.contains("<option value=\"\(folder)\" selected"), "the folder is chosen in the menu")
+        XCTAssertTrue(page.contains("value=\"\(tag)\" checked"), "the tag is checked")
+    }
+
     func testAListWhoseChoicesAllExistIsNotRedirected() async throws {
         try await createSnippet(SnippetUpload(title: "Here", newFolder: "Present", newTags: "kept"))
         let (folders, tags) = try ids()

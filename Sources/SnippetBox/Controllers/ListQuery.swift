@@ -38,8 +38,11 @@ struct ListQuery: Sendable, Equatable {
         let fields = (try? query.decode(Fields.self)) ?? Fields()
         func value(_ key: Fields.Key) -> String? { fields.values[key] }
         text = String((value(.q) ?? "").prefix(500))
-        folder = value(.folder).flatMap { $0 == "unfiled" || UUID(uuidString: $0) != nil ? $0 : nil }
-        tags = fields.tags.filter { UUID(uuidString: $0) != nil }
+        // Ids in the form the pages write them (upper case): the form's choices are compared with them
+        // as text, and a link with a lower-case id filtered the list while its menu showed no folder,
+        // so that applying the form again dropped the folder.
+        folder = value(.folder).flatMap { $0 == "unfiled" ? $0 : UUID(uuidString: $0)?.idString }
+        tags = fields.tags.compactMap { UUID(uuidString: $0)?.idString }
         tagMode = value(.tagMode).flatMap(TagMode.init(rawValue:)) ?? .any
         language = value(.language).flatMap(CodingLanguage.init(rawValue:))
         favoritesOnly = value(.favorites) == "1"
