@@ -290,6 +290,18 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(FolderArchive.safeName(".hidden\u{0}name"), "hidden-name")
     }
 
+    /// A snippet's notes go beside its code as `<title>.notes.md`, which is also where a Markdown
+    /// snippet titled `<title>.notes` goes: the ZIP held two entries of one path, and unpacking kept one.
+    func testTheZipNeverWritesTwoEntriesOfOnePath() async throws {
+        try await createSnippet(SnippetUpload(title: "setup", language: "shell", code: "sudo make install", notes: "Run as root"))
+        try await createSnippet(SnippetUpload(title: "setup.notes", language: "markdown", code: "# My separate doc"))
+        let (_, zip) = try await download("/data/export.zip")
+        let archive = try Archive(data: zip, accessMode: .read)
+        let paths = archive.map(\.path)
+        XCTAssertEqual(paths.count, Set(paths).count, "\(paths)")
+        XCTAssertEqual(paths.count, 3, "the code and notes of one, the code of the other: \(paths)")
+    }
+
     func testAnExportStopsWhenAnImageFileCannotBeRead() async throws {
         let id = try await createSnippet(SnippetUpload(
             title: "Big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")))

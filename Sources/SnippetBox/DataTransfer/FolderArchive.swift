@@ -12,14 +12,17 @@ enum FolderArchive {
         for snippet in export.snippets where snippet.deletedAt == nil {
             let folder = snippet.folder.flatMap { folderNames[$0] } ?? "Unfiled"
             let language = CodingLanguage(rawValue: snippet.language) ?? .plaintext
-            let stem = unique("\(folder)/\(safeName(snippet.title))", extensions: [language.fileExtension], in: &used)
-            try add(Data(snippet.code.utf8), at: "\(stem).\(language.fileExtension)", to: archive, date: snippet.updatedAt)
-            if !snippet.notes.isEmpty {
-                try add(Data(snippet.notes.utf8), at: "\(stem).notes.md", to: archive, date: snippet.updatedAt)
+            let imageExtension = snippet.image.map { ImageKind(sniffing: $0.data)?.fileExtension ?? "bin" }
+            let files = unique("\(folder)/\(safeName(snippet.title))", in: &used) { stem in
+                (code: "\(stem).\(language.fileExtension)", notes: snippet.notes.isEmpty ? nil : "\(stem).notes.md",
+                 image: imageExtension.map { "\(stem).\($0)" })
             }
-            if let image = snippet.image {
-                let ext = ImageKind(sniffing: image.data)?.fileExtension ?? "bin"
-                try add(image.data, at: "\(stem).\(ext)", to: archive, date: snippet.updatedAt)
+            try add(Data(snippet.code.utf8), at: files.code, to: archive, date: snippet.updatedAt)
+            if let notes = files.notes {
+                try add(Data(snippet.notes.utf8), at: notes, to: archive, date: snippet.updatedAt)
+            }
+            if let image = snippet.image, let path = files.image {
+                try add(image.data, at: path, to: archive, date: snippet.updatedAt)
             }
         }
         guard let data = archive.data else { throw ImportError("The ZIP archive could not be made.") }
@@ -48,15 +51,24 @@ enum FolderArchive {
         return trimmed.isEmpty ? "untitled" : trimmed
     }
 
-    /// `stem`, or `stem (2)`, `stem (3)`… so that two snippets with one title keep both files.
-    private static func unique(_ stem: String, extensions: [String], in used: inout Set<String>) -> String {
+    /// A snippet's file paths, made by `paths` from `stem`, or `stem (2)`, `stem (3)`… so that none is
+    /// a path already written: two snippets with one title keep both files. Every path is checked, not
+    /// only the stem: `setup` with notes (`setup.notes.md`) and a Markdown snippet titled `setup.notes`
+    /// wrote two entries of one path, and unpacking kept one of them.
+    private static func unique(
+        _ stem: String, in used: inout Set<String>, paths: (String) -> (code: String, notes: String?, image: String?)
+    ) -> (code: String, notes: String?, image: String?) {
         var candidate = stem
         var number = 2
-        while used.contains(candidate.lowercased()) {
+        func all(_ files: (code: String, notes: String?, image: String?)) -> [String] {
+            [files.code, files.notes, files.image].compactMap { $0?.lowercased() }
+        }
+        while all(paths(candidate)).contains(where: used.contains) {
             candidate = "\(stem) (\(number))"
             number += 1
         }
-        used.insert(candidate.lowercased())
-        return candidate
+        let files = paths(candidate)
+        used.formUnion(all(files))
+        return files
     }
 }
