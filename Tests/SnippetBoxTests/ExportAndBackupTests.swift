@@ -315,6 +315,8 @@ final class ExportAndBackupTests: AppTestCase {
 
         try await send(.GET, "/data/export.json") { response async throws in
             XCTAssertEqual(response.status, .internalServerError, "an export without the image would look complete")
+            XCTAssertTrue(response.body.string.contains("The export stopped: the image of “Big image” cannot be read from the data folder"),
+                          "the reason is shown, not only logged: \(response.body.string)")
         }
         try await send(.GET, "/snippets/\(id)/image") { response async throws in
             XCTAssertEqual(response.status, .internalServerError, "damage, not a snippet without an image")
