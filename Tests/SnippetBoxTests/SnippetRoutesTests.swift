@@ -79,6 +79,30 @@ final class SnippetRoutesTests: AppTestCase {
         XCTAssertFalse(etag.isEmpty)
         try await send(.GET, "/snippets/\(id)/image", headers: ["If-None-Match": etag]) { response async throws in
             XCTAssertEqual(response.status, .notModified)
+            // Not the signed-in pages' no-store, which would replace the image's policy in the cache.
+            XCTAssertEqual(response.headers.first(name: .cacheControl), "private, max-age=86400")
+        }
+
+        // Replaced by an image of the same size within the same second: the ETag and the page's
+        // `?v=` were whole seconds and the size, so the browser kept the old image for a day.
+        var other = tinyPNG
+        other[other.count - 1] ^= 0xFF
+        let before = try await page("/snippets/\(id)")
+        try await send(.POST, "/snippets/\(id)", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "With image", image: File(data: ByteBuffer(data: other), filename: "b.png")), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        let after = try await page("/snippets/\(id)")
+        func version(_ page: String) -> String? {
+            let afterMarker: String? = page.components(separatedBy: "/image?v=").dropFirst().first
+            return afterMarker.map { String($0.prefix { $0 != "\"" }) }
+        }
+        XCTAssertNotNil(version(after))
+        XCTAssertNotEqual(version(before), version(after))
+        try await send(.GET, "/snippets/\(id)/image", headers: ["If-None-Match": etag]) { response async throws in
+            XCTAssertEqual(response.status, .ok, "the old ETag no longer matches")
+            XCTAssertEqual(Data(buffer: response.body), other)
         }
     }
 

@@ -320,14 +320,17 @@ struct SnippetController: RouteCollection {
             return (data, type, snippet.updatedAt)
         }
         guard let (data, contentType, updated) = found else { throw Abort(.notFound, reason: "This snippet has no image.") }
-        let etag = "\"\(Formatting.wholeSeconds(updated))-\(data.count)\""
+        let etag = "\"\(Formatting.wholeMilliseconds(updated))-\(data.count)\""
+        // On the 304 too: without it the signed-in pages' `no-store` was added, which replaces the
+        // cached image's policy.
+        let caching = "private, max-age=86400"
         if req.headers.first(name: .ifNoneMatch) == etag {
-            return Response(status: .notModified, headers: ["ETag": etag])
+            return Response(status: .notModified, headers: ["ETag": etag, "Cache-Control": caching])
         }
         let response = Response(status: .ok, body: .init(data: data))
         response.headers.replaceOrAdd(name: .contentType, value: contentType)
         response.headers.replaceOrAdd(name: .eTag, value: etag)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
+        response.headers.replaceOrAdd(name: .cacheControl, value: caching)
         return response
     }
 

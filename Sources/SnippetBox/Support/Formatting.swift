@@ -64,6 +64,14 @@ enum Formatting {
         return Int(exactly: seconds) ?? (seconds > 0 ? .max : seconds < 0 ? .min : 0)
     }
 
+    /// A date's whole milliseconds since 1970, for an image's version stamp: whole seconds and the
+    /// size stayed the same when an image was replaced by one of its size within a second, and the
+    /// browser kept showing the old one for a day. Dates past Int's range are clamped, as above.
+    static func wholeMilliseconds(_ date: Date) -> Int {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.towardZero)
+        return Int(exactly: milliseconds) ?? (milliseconds > 0 ? .max : milliseconds < 0 ? .min : 0)
+    }
+
     private static let utcCalendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt

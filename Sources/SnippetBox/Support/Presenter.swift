@@ -46,7 +46,7 @@ struct Presenter {
             code: snippet.code,
             notesHTML: markdown.render(snippet.notes),
             hasImage: snippet.imageContentType != nil,
-            imageVersion: String(Formatting.wholeSeconds(snippet.updatedAt)),
+            imageVersion: String(Formatting.wholeMilliseconds(snippet.updatedAt)),
             isFavorite: snippet.isFavorite,
             downloadName: Formatting.downloadName(title: snippet.title, language: snippet.language))
     }
