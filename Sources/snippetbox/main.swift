@@ -18,6 +18,13 @@ func exitWithUsage(_ usage: String) -> Never {
     exit(2)
 }
 
+/// Prints a maintenance command's warnings on standard error: what it did is done, but not whole.
+func warnWith(_ warnings: [String]) {
+    for warning in warnings {
+        FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+    }
+}
+
 /// What `--help` prints. Vapor's own listed its `routes` command, which snippetbox refuses, and
 /// none of these; and it ran only after the app was set up, which made DATA_DIR.
 let help = """
@@ -78,14 +85,16 @@ do {
         exit(healthy ? 0 : 1)
     case "backup":
         guard arguments.count == 1 else { exitWithUsage("backup") }
-        let archive = try Maintenance.backup(settings)
+        let (archive, warnings) = try Maintenance.backup(settings)
         print("Wrote \(archive.path)")
+        warnWith(warnings)
         exit(0)
     case "restore":
         guard arguments.count == 2 else { exitWithUsage("restore <backup archive>") }
-        let previous = try Maintenance.restore(URL(fileURLWithPath: arguments[1]), settings: settings)
+        let (previous, warnings) = try Maintenance.restore(URL(fileURLWithPath: arguments[1]), settings: settings)
         print("Restored \(settings.dataDirectory.path) from \(arguments[1])."
             + (previous.map { " The data it replaced is in \($0.path)." } ?? ""))
+        warnWith(warnings)
         exit(0)
     case .some(let command) where !command.hasPrefix("-") && command != "serve":
         FileHandle.standardError.write(Data("snippetbox: unknown command \(command); use seed N, check, backup, restore ARCHIVE, or no command to serve\n".utf8))

@@ -32,6 +32,44 @@ final class StoreMaintenanceTests: StoreTestCase {
         XCTAssertTrue(try copy.checkIntegrity().isOK)
     }
 
+    /// The backup copied every file in the external folder, so a file written for a save not yet
+    /// committed (or one no row names any more) went into the copy as an orphan.
+    func testABackupCopiesOnlyTheFilesRowsName() throws {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        context.insert(Photo(caption: "large", image: bytes(300_000, seed: 4)))
+        try context.save()
+        let referenced = try XCTUnwrap(externalFiles.first)
+        let stray = UUID().uuidString
+        try Data([1, 2, 3]).write(to: folder.appendingPathComponent("test.store.external/\(stray)"))
+
+        let copyURL = folder.appendingPathComponent("copy/backup.store")
+        let report = try container.backup(to: copyURL)
+        XCTAssertEqual(report, StoreBackupReport(missingExternalFiles: []))
+        let copied = try FileManager.default.contentsOfDirectory(atPath: copyURL.path + ".external")
+        XCTAssertEqual(copied, [referenced], "the stray file stays out of the copy")
+    }
+
+    /// A row whose file is gone does not stop the backup of everything else: the report names the file.
+    func testABackupGoesOnPastAMissingFileAndNamesIt() throws {
+        let container = try makeContainer(Photo.self)
+        let context = ModelContext(container)
+        let lost = Photo(caption: "lost", image: bytes(300_000, seed: 5))
+        context.insert(lost)
+        try context.save()
+        let lostFile = try XCTUnwrap(externalFiles.first)
+        context.insert(Photo(caption: "kept", image: bytes(200_000, seed: 6)))
+        try context.save()
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("test.store.external/\(lostFile)"))
+
+        let copyURL = folder.appendingPathComponent("copy/backup.store")
+        XCTAssertEqual(try container.backup(to: copyURL), StoreBackupReport(missingExternalFiles: [lostFile]))
+        let copy = try ModelContainer(for: Schema([Photo.self]), configurations: ModelConfiguration(url: copyURL))
+        let kept = try ModelContext(copy).fetch(FetchDescriptor<Photo>(predicate: #Predicate { $0.caption == "kept" }))
+        XCTAssertEqual(kept.first?.image, bytes(200_000, seed: 6))
+        XCTAssertEqual(try copy.checkIntegrity().missingExternalFiles, [lostFile])
+    }
+
     func testABackupRefusesToOverwriteAFile() throws {
         let container = try makeContainer(Photo.self)
         let target = folder.appendingPathComponent("taken.store")

@@ -302,16 +302,20 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(paths.count, 3, "the code and notes of one, the code of the other: \(paths)")
     }
 
-    func testAnExportStopsWhenAnImageFileCannotBeRead() async throws {
-        let id = try await createSnippet(SnippetUpload(
-            title: "Big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")))
-        _ = try await download("/data/export.json")
-        // The image went to a file beside the store; it is lost behind the app's back.
+    /// Deletes the one image file beside the stores, as damage behind the app's back would.
+    private func loseTheOneImageFile() throws {
         let files = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }
             .filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") && !$0.lastPathComponent.hasPrefix(".") } ?? []
         XCTAssertEqual(files.count, 1)
         for file in files { try FileManager.default.removeItem(at: file) }
+    }
+
+    func testAnExportStopsWhenAnImageFileCannotBeRead() async throws {
+        let id = try await createSnippet(SnippetUpload(
+            title: "Big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")))
+        _ = try await download("/data/export.json")
+        try loseTheOneImageFile()
 
         try await send(.GET, "/data/export.json") { response async throws in
             XCTAssertEqual(response.status, .internalServerError, "an export without the image would look complete")
@@ -362,11 +366,58 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertTrue(try Maintenance.check(AppSettings(dataDirectory: restoredDirectory)) { _ in })
     }
 
+    /// A backup of a library whose image file was gone succeeded without a word, and its restore
+    /// then refused the whole archive ("missing external files"): every account's data in it was
+    /// unrestorable. The backup now says what it lacks, and the restore brings back everything else.
+    func testABackupMissingAnImageSaysSoAndRestoresEverythingElse() async throws {
+        try await fillLibrary()
+        _ = try await createSnippet(SnippetUpload(
+            title: "Big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")))
+        try await addAccount("second")
+        let second = try await logIn("second")
+        try await send(.POST, "/snippets", as: second, beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Second's own", code: "2"), as: .formData)
+        }, afterResponse: { _ in })
+        try loseTheOneImageFile()
+        let (_, secondBefore) = try await download("/data/export.json", as: second)
+
+        try await send(.POST, "/data/backup") { response async throws in
+            XCTAssertEqual(response.status, .ok)
+        }
+        // The archive is a download; the next page says what it lacks.
+        try await send(.GET, "/data") { response async throws in
+            XCTAssertTrue(response.body.string.contains("The backup was written, but it is not whole."), response.body.string)
+            XCTAssertTrue(response.body.string.contains("1 image file its snippets name could not be found"), response.body.string)
+        }
+        let (commandLineArchive, commandLineWarnings) = try Maintenance.backup(settings)
+        XCTAssertEqual(commandLineWarnings.count, 1, "\(commandLineWarnings)")
+        XCTAssertTrue(commandLineWarnings.first?.contains("(the library of tester)") == true, "\(commandLineWarnings)")
+
+        for archive in [try XCTUnwrap(BackupArchive.list(in: settings.backupDirectory).last), commandLineArchive] {
+            let restoredDirectory = dataDirectory.appendingPathComponent("restored-\(archive.lastPathComponent)")
+            let restored = try BackupArchive.restore(archive, to: restoredDirectory)
+            XCTAssertEqual(restored.warnings.count, 1, "\(restored.warnings)")
+            XCTAssertTrue(restored.warnings.first?.contains("1 image file its snippets name is not in the archive") == true, "\(restored.warnings)")
+            let accounts = try AccountStore(dataDirectory: restoredDirectory, threadPool: .singleton)
+            let libraries = accounts.libraryFiles(in: restoredDirectory)
+            func library(of username: String) throws -> ModelContainer {
+                let file = try XCTUnwrap(libraries.first { $0.owner?.username == username }, username)
+                return try SnippetStore.openContainer(at: restoredDirectory.appendingPathComponent(file.name))
+            }
+            let titles = try ModelContext(try library(of: "tester")).fetch(FetchDescriptor<Snippet>()).map(\.title)
+            XCTAssertEqual(Set(titles), ["Decode JSON", "List files", "Same title", "In the bin", "Big image"])
+            XCTAssertEqual(titles.count, 6)
+            let secondAfter = try LibraryExport(from: ModelContext(try library(of: "second")))
+            XCTAssertEqual(secondAfter.snippets.map(\.title), ["Second's own"])
+            XCTAssertEqual(secondAfter.snippets.map(\.title), try comparable(secondBefore).snippets.map(\.title))
+        }
+    }
+
     func testACommandLineBackupBeforeTheFirstAccountKeepsTheSnippets() throws {
         let folder = dataDirectory.appendingPathComponent("seeded")
         let seeded = AppSettings(dataDirectory: folder)
         try DemoData.fill(SnippetStore.openContainer(at: seeded.storeURL), count: 20)
-        let archive = try Maintenance.backup(seeded)
+        let archive = try Maintenance.backup(seeded).archive
         let restoredDirectory = dataDirectory.appendingPathComponent("seeded-restored")
         try BackupArchive.restore(archive, to: restoredDirectory)
         let count = try ModelContext(SnippetStore.openContainer(at: AppSettings(dataDirectory: restoredDirectory).storeURL))
@@ -431,7 +482,7 @@ final class ExportAndBackupTests: AppTestCase {
     /// second server, are refused while it does.
     func testARestoreIsRefusedWhileAServerUsesTheDirectory() async throws {
         try await fillLibrary()
-        let archive = try await Housekeeping.backUp(app)
+        let archive = try await Housekeeping.backUp(app).archive
         var server: DataDirectoryLock? = try DataDirectoryLock.claim(settings.dataDirectory)
         XCTAssertThrowsError(try DataDirectoryLock.claim(settings.dataDirectory), "a second server") { error in
             XCTAssertTrue(error is DataDirectoryLock.Taken, "\(error)")
@@ -444,7 +495,7 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertNotNil(server)
         server = nil
         // With the server gone, the restore goes ahead.
-        let previous = try XCTUnwrap(try Maintenance.restore(archive, settings: settings))
+        let previous = try XCTUnwrap(try Maintenance.restore(archive, settings: settings).previous)
         try? FileManager.default.removeItem(at: previous)
     }
 
@@ -491,7 +542,7 @@ final class ExportAndBackupTests: AppTestCase {
         }
         XCTAssertEqual(BackupArchive.list(in: scheduled.backupDirectory).count, 2)
         // A backup made by hand is not one of the scheduled ones BACKUP_KEEP counts: it stays.
-        let byHand = try await Housekeeping.backUp(app, now: start.addingTimeInterval(15 * 3_600))
+        let byHand = try await Housekeeping.backUp(app, now: start.addingTimeInterval(15 * 3_600)).archive
         for url in BackupArchive.list(in: scheduled.backupDirectory) {
             try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(-24 * 3_600)], ofItemAtPath: url.path)
         }

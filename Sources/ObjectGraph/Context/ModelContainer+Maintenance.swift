@@ -29,12 +29,27 @@ public struct StoreIntegrityReport: Sendable, Equatable, CustomStringConvertible
     }
 }
 
+/// What `ModelContainer.backup(to:)` copied. (Not in SwiftData, which has no backup.)
+public struct StoreBackupReport: Sendable, Equatable {
+    /// Files that rows refer to but that were not in the store's external folder when the copy was
+    /// taken: the copy's rows name them too, and they are missing there as well. Empty for a sound store.
+    public let missingExternalFiles: [String]
+
+    public init(missingExternalFiles: [String]) {
+        self.missingExternalFiles = missingExternalFiles
+    }
+}
+
 extension ModelContainer {
     /// Writes a consistent copy of the store to `destination` while the store stays in use: the
-    /// database through SQLite's online backup, and the external files beside it, in
+    /// database through SQLite's online backup, and the external files its rows name, in
     /// `<destination>.external`. Saves wait while the copy is taken, so that the copied rows and
     /// the copied files belong to the same moment. `destination` must not exist yet.
-    public func backup(to destination: URL) throws {
+    ///
+    /// A file a row names but that is gone does not stop the copy (everything else in the store
+    /// would be left without a backup for it); the report names it.
+    @discardableResult
+    public func backup(to destination: URL) throws -> StoreBackupReport {
         guard !configuration.isStoredInMemoryOnly else {
             throw SwiftDataError(.backupFailure, "an in-memory store has no file to back up")
         }
@@ -48,15 +63,15 @@ extension ModelContainer {
             try FileManager.default.createDirectory(
                 at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             let copy = try DatabaseQueue(path: destination.path)
-            try store.writer.barrierWriteWithoutTransaction { db in
+            let missing = try store.writer.barrierWriteWithoutTransaction { db -> [String] in
                 try copy.writeWithoutTransaction { target in try db.backup(to: target) }
-                if let external = store.externalStorage {
-                    let target = destination.deletingLastPathComponent()
-                        .appendingPathComponent(destination.lastPathComponent + ".external", isDirectory: true)
-                    try external.copyFiles(to: target)
-                }
+                guard let external = store.externalStorage else { return [] }
+                let target = destination.deletingLastPathComponent()
+                    .appendingPathComponent(destination.lastPathComponent + ".external", isDirectory: true)
+                return try external.copyFiles(named: try store.referencedExternalFileNames(in: db), to: target)
             }
             try copy.close()
+            return StoreBackupReport(missingExternalFiles: missing)
         } catch let error as SwiftDataError {
             throw error
         } catch {

@@ -74,13 +74,21 @@ final class ExternalStorage: @unchecked Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(Self.isValidName)
     }
 
-    /// Copies every file to `target` (created), for a backup.
-    func copyFiles(to target: URL) throws {
+    /// Copies the named files to `target` (created), for a backup, and returns the names of those
+    /// that are not here. Only the files rows name are given: a file written for a save not yet
+    /// committed, or kept for a read still under way, belongs to no row of the copy.
+    func copyFiles(named names: Set<String>, to target: URL) throws -> [String] {
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        for name in fileNames() {
+        var missing: [String] = []
+        for name in names.sorted() {
+            guard exists(name) else {
+                missing.append(name)
+                continue
+            }
             try FileManager.default.copyItem(
                 at: directory.appendingPathComponent(name), to: target.appendingPathComponent(name))
         }
+        return missing
     }
 
     /// Names are UUIDs that ObjectGraph made: anything else never reaches the file system.

@@ -69,20 +69,24 @@ public enum Maintenance {
         return names.filter { $0.hasSuffix(".store") }.map { "\(folder)/\($0)" }
     }
 
-    /// Writes a backup archive of the data directory into its `backups` folder.
-    public static func backup(_ settings: AppSettings) throws -> URL {
+    /// Writes a backup archive of the data directory into its `backups` folder; returns where, and a
+    /// warning for each library whose image files were missing.
+    public static func backup(_ settings: AppSettings) throws -> (archive: URL, warnings: [String]) {
         let accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: .singleton)
         try FileManager.default.createDirectory(at: settings.backupDirectory, withIntermediateDirectories: true)
-        return try BackupArchive.create(
+        let written = try BackupArchive.create(
             accounts: accounts,
             libraryContainer: { try SnippetStore.openContainer(at: settings.dataDirectory.appendingPathComponent($0.libraryFileName)) },
             dataDirectory: settings.dataDirectory, into: settings.backupDirectory)
+        return (written.archive, written.warnings)
     }
 
-    /// Replaces the data directory with a backup archive's contents; returns where the old one went.
-    /// Refused while a server uses the directory (`DataDirectoryLock`).
-    public static func restore(_ archive: URL, settings: AppSettings) throws -> URL? {
+    /// Replaces the data directory with a backup archive's contents; returns where the old one went,
+    /// and a warning for each library whose image files the archive lacks. Refused while a server
+    /// uses the directory (`DataDirectoryLock`).
+    public static func restore(_ archive: URL, settings: AppSettings) throws -> (previous: URL?, warnings: [String]) {
         let claim = try DataDirectoryLock.claim(settings.dataDirectory)
-        return try withExtendedLifetime(claim) { try BackupArchive.restore(archive, to: settings.dataDirectory) }
+        let restored = try withExtendedLifetime(claim) { try BackupArchive.restore(archive, to: settings.dataDirectory) }
+        return (restored.previous, restored.warnings)
     }
 }

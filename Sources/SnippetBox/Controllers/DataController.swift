@@ -95,7 +95,12 @@ struct DataController {
 
     /// Writes a backup archive into `DATA_DIR/backups` and sends it.
     @Sendable func backup(req: Request) async throws -> Response {
-        let url = try await Housekeeping.backUp(req.application)
+        let written = try await Housekeeping.backUp(req.application)
+        let url = written.archive
+        // The archive is a download, so the page stays: the next page shows what it lacks.
+        if !written.warnings.isEmpty {
+            req.flash("The backup was written, but it is not whole. " + written.warnings.joined(separator: " "))
+        }
         let response = try await req.fileio.asyncStreamFile(at: url.path)
         response.headers.replaceOrAdd(name: .contentType, value: "application/zip")
         response.headers.replaceOrAdd(name: .contentDisposition, value: Formatting.attachment(named: url.lastPathComponent))

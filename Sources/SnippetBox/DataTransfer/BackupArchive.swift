@@ -11,11 +11,31 @@ enum BackupArchive {
     /// backups), never one made with "Back up now" or `snippetbox backup`.
     static let scheduledSuffix = "-scheduled.zip"
 
-    /// Writes an archive of the stores in `dataDirectory` into `directory` and returns its URL.
+    /// A backup written, and what it could not hold.
+    struct Written {
+        let archive: URL
+        /// One line for each store whose rows name image files that were missing from the data folder.
+        let warnings: [String]
+    }
+
+    /// A restore done, and what the archive lacked.
+    struct Restored {
+        /// Where the data directory that was replaced went, if there was one.
+        let previous: URL?
+        /// One line for each store whose rows name image files the archive lacks.
+        let warnings: [String]
+    }
+
+    /// Writes an archive of the stores in `dataDirectory` into `directory`.
+    ///
+    /// An image file that a snippet names but that is gone from the data folder does not stop the
+    /// backup: the archive then keeps every other snippet and image, and the warning says which
+    /// library lacks how many. (The backup refused nothing before, and its restore refused the whole
+    /// archive, every account's data with it.)
     static func create(
         accounts: AccountStore, libraryContainer: (AccountInfo) throws -> ModelContainer,
         dataDirectory: URL, into directory: URL, now: Date = .now, isScheduled: Bool = false
-    ) throws -> URL {
+    ) throws -> Written {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -32,15 +52,29 @@ enum BackupArchive {
         try accounts.container.backup(to: staging.appendingPathComponent(AccountStore.fileName))
         // An account's library through its open container; the first library before any account
         // owns it (it may already hold snippets) opened for the copy.
+        var warnings: [String] = []
         for library in accounts.libraryFiles(in: dataDirectory) {
             let container = try library.owner.map(libraryContainer)
                 ?? SnippetStore.openContainer(at: dataDirectory.appendingPathComponent(library.name))
-            try container.backup(to: staging.appendingPathComponent(library.name))
+            let report = try container.backup(to: staging.appendingPathComponent(library.name))
+            if !report.missingExternalFiles.isEmpty {
+                warnings.append("\(describe(library)): \(imageFiles(report.missingExternalFiles.count)) its snippets name "
+                    + "could not be found in the data folder, so the backup holds those snippets without their images "
+                    + "(snippetbox check lists the files).")
+            }
         }
         try FileManager.default.zipItem(at: staging, to: partial, shouldKeepParent: false, compressionMethod: .deflate)
         // Renamed only once complete: a file named like a backup is a whole backup.
         try FileManager.default.moveItem(at: partial, to: archiveURL)
-        return archiveURL
+        return Written(archive: archiveURL, warnings: warnings)
+    }
+
+    private static func describe(_ library: AccountStore.LibraryFile) -> String {
+        library.owner.map { "\(library.name) (the library of \($0.username))" } ?? library.name
+    }
+
+    private static func imageFiles(_ count: Int) -> String {
+        count == 1 ? "1 image file" : "\(count) image files"
     }
 
     /// The backups in `directory`, newest first.
@@ -60,8 +94,11 @@ enum BackupArchive {
     /// Replaces the data directory with the archive's contents, after checking every store in it.
     /// The current data directory is kept beside it as `<name>.before-restore-<time>`; its
     /// `backups` folder moves into the restored one. Run it with the server stopped.
+    ///
+    /// A damaged store refuses the archive. Image files its snippets name but that it lacks do not:
+    /// everything else it holds is restored, and the warnings say which library lacks how many.
     @discardableResult
-    static func restore(_ archive: URL, to dataDirectory: URL, now: Date = .now) throws -> URL? {
+    static func restore(_ archive: URL, to dataDirectory: URL, now: Date = .now) throws -> Restored {
         let parent = dataDirectory.deletingLastPathComponent()
         let stamp = String(Int(now.timeIntervalSince1970))
         let unpacked = parent.appendingPathComponent(".\(dataDirectory.lastPathComponent).restoring-\(stamp)", isDirectory: true)
@@ -76,7 +113,7 @@ enum BackupArchive {
         } catch {
             throw ImportError("\(archive.path) is not a readable backup archive: \(error)")
         }
-        try verify(unpacked)
+        let warnings = try verify(unpacked)
         var previous: URL?
         if FileManager.default.fileExists(atPath: dataDirectory.path) {
             let kept = parent.appendingPathComponent("\(dataDirectory.lastPathComponent).before-restore-\(stamp)", isDirectory: true)
@@ -90,24 +127,36 @@ enum BackupArchive {
                 try? FileManager.default.moveItem(at: backups, to: dataDirectory.appendingPathComponent("backups"))
             }
         }
-        return previous
+        return Restored(previous: previous, warnings: warnings)
     }
 
-    /// Opens every store of an unpacked archive and checks it.
-    private static func verify(_ folder: URL) throws {
+    /// Opens every store of an unpacked archive and checks it; returns a warning for each library
+    /// whose rows name image files it lacks. (Files no row names were swept when it opened.)
+    private static func verify(_ folder: URL) throws -> [String] {
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(AccountStore.fileName).path) else {
             throw ImportError("The archive holds no accounts.store: it is not a SnippetBox backup.")
         }
         let accounts = try AccountStore(dataDirectory: folder, threadPool: .singleton)
-        var reports = [(AccountStore.fileName, try accounts.container.checkIntegrity())]
+        try refuseIfDamaged(AccountStore.fileName, try accounts.container.checkIntegrity())
+        var warnings: [String] = []
         for library in accounts.libraryFiles(in: folder) {
             let url = folder.appendingPathComponent(library.name)
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw ImportError("The archive lacks \(library.name), the library of \(library.owner?.username ?? "no account").")
             }
-            reports.append((library.name, try SnippetStore.openContainer(at: url).checkIntegrity()))
+            let report = try SnippetStore.openContainer(at: url).checkIntegrity()
+            try refuseIfDamaged(library.name, report)
+            if !report.missingExternalFiles.isEmpty {
+                warnings.append("\(describe(library)): \(imageFiles(report.missingExternalFiles.count)) its snippets name "
+                    + "\(report.missingExternalFiles.count == 1 ? "is" : "are") not in the archive, so those snippets "
+                    + "are restored without their images (snippetbox check lists the files).")
+            }
         }
-        if let (name, report) = reports.first(where: { !$0.1.isOK }) {
+        return warnings
+    }
+
+    private static func refuseIfDamaged(_ name: String, _ report: StoreIntegrityReport) throws {
+        if report.sqliteCheck != ["ok"] {
             throw ImportError("\(name) in the archive is damaged:\n\(report)")
         }
     }

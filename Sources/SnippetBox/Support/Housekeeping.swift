@@ -58,9 +58,9 @@ struct Housekeeping: LifecycleHandler {
         let newest = BackupArchive.list(in: settings.backupDirectory).first
         let newestDate = newest.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date }
         if let newestDate, now.timeIntervalSince(newestDate) < Double(settings.backupEveryHours) * 3_600 - 60 { return }
-        let url = try await backUp(app, now: now, isScheduled: true)
+        let written = try await backUp(app, now: now, isScheduled: true)
         BackupArchive.prune(in: settings.backupDirectory, keeping: settings.backupsKept)
-        app.logger.notice("Wrote the scheduled backup \(url.lastPathComponent).")
+        app.logger.notice("Wrote the scheduled backup \(written.archive.lastPathComponent).")
     }
 
     /// Deletes the transactions of a store's history saved more than `historyKept` before `now`; the
@@ -71,15 +71,20 @@ struct Housekeeping: LifecycleHandler {
     }
 
     /// Writes a backup archive of the whole data directory into `DATA_DIR/backups`.
-    static func backUp(_ app: Application, now: Date = .now, isScheduled: Bool = false) async throws -> URL {
+    /// Each warning (a library with image files missing) is logged.
+    static func backUp(_ app: Application, now: Date = .now, isScheduled: Bool = false) async throws -> BackupArchive.Written {
         let accounts = app.accounts
         let libraries = app.libraries
         let settings = app.appSettings
         let directory = settings.backupDirectory
-        return try await app.threadPool.runIfActive {
+        let written = try await app.threadPool.runIfActive {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             return try BackupArchive.create(accounts: accounts, libraryContainer: { try libraries.store(for: $0).container },
                                             dataDirectory: settings.dataDirectory, into: directory, now: now, isScheduled: isScheduled)
         }
+        for warning in written.warnings {
+            app.logger.warning("Backup \(written.archive.lastPathComponent): \(warning)")
+        }
+        return written
     }
 }
