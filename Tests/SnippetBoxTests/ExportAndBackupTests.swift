@@ -242,6 +242,46 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertTrue(again.contains("0 added, 0 updated, 2 already here, 1 skipped."), again)
     }
 
+    /// Saved searches in a file were taken as they came: one id twice kept the second, a name was
+    /// neither trimmed nor compared with the library's (two sidebar entries of one name), and none
+    /// was reported. They now pass the save-search form's checks and are listed.
+    func testImportChecksSavedSearchesAsTheFormDoes() async throws {
+        try await send(.POST, "/searches", beforeRequest: { req async throws in
+            try req.content.encode(["name": "Swift things", "query": "q=swift"], as: .urlEncodedForm)
+        }, afterResponse: { _ in })
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        func search(_ name: String, _ query: String, id: UUID = UUID()) -> LibraryExport.SavedSearchRecord {
+            LibraryExport.SavedSearchRecord(uuid: id, name: name, query: query, createdAt: .now)
+        }
+        let padded = search("  Padded  ", "?q=go&page=3")
+        export.savedSearches += [
+            padded,
+            search("Other", "q=other", id: padded.uuid),
+            search("swift THINGS", "q=kotlin"),
+            search("PADDED", "q=rust"),
+            search("Swift things", "q=swift"),
+        ]
+        let file = try LibraryExport.encoder().encode(export)
+        let (status, body) = try await importFile(file)
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("Saved searches added</h3><ul><li>Padded</li></ul>"), body)
+        XCTAssertTrue(body.contains("saved search “Other”: its id is also an earlier saved search"), body)
+        XCTAssertTrue(body.contains("saved search “swift THINGS”: there is already a saved search of that name"), body)
+        XCTAssertTrue(body.contains("saved search “PADDED”: there is already a saved search of that name"), body)
+        XCTAssertFalse(body.contains("saved search “Swift things”"), "the library's own search, same query: already here")
+        let stored = { () throws -> [String] in
+            try self.withContext { context in
+                try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name) \($0.query)" }
+            }
+        }
+        XCTAssertEqual(try stored(), ["Padded q=go", "Swift things q=swift"])
+
+        let (_, again) = try await importFile(file)
+        XCTAssertFalse(again.contains("Saved searches added"), again)
+        XCTAssertEqual(try stored(), ["Padded q=go", "Swift things q=swift"])
+    }
+
     /// A date SnippetBox would not store, written into the store by another program: every page
     /// that shows it answers (each of these trapped).
     func testPagesAnswerForADateOutOfRangeInTheStore() async throws {

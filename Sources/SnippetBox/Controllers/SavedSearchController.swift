@@ -21,12 +21,7 @@ struct SavedSearchController: RouteCollection {
     @Sendable func create(req: Request) async throws -> Response {
         let input = try req.content.decode(SaveInput.self)
         let name = (input.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        var given = input.query ?? ""
-        if given.hasPrefix("?") { given.removeFirst() }
-        // A search saved from its second page opens on its first: the page is where one was, not
-        // what one searched for.
-        let query = given.split(separator: "&", omittingEmptySubsequences: true)
-            .filter { !$0.hasPrefix("page=") }.joined(separator: "&")
+        let query = Self.storedQuery(input.query ?? "")
         // Checked before either redirect below, which puts the query into the Location header.
         guard Self.isStorable(query: query) else { throw Abort(.badRequest, reason: "That search cannot be saved.") }
         guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
@@ -47,6 +42,15 @@ struct SavedSearchController: RouteCollection {
         }
         req.flash("Saved the search “\(name)”.")
         return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
+    }
+
+    /// The query a saved search keeps of the one given: without a leading `?` and without its page.
+    /// A search saved from its second page opens on its first: the page is where one was, not what
+    /// one searched for.
+    static func storedQuery(_ given: String) -> String {
+        let query = given.hasPrefix("?") ? given.dropFirst() : Substring(given)
+        return query.split(separator: "&", omittingEmptySubsequences: true)
+            .filter { !$0.hasPrefix("page=") }.joined(separator: "&")
     }
 
     /// Whether a query string can be saved, and so put into a redirect's `Location` and the sidebar's

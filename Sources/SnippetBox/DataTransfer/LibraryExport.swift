@@ -144,6 +144,8 @@ struct ImportReport: Equatable, Sendable, Encodable {
     var unchanged: [String] = []
     /// Not imported, with the reason.
     var skipped: [String] = []
+    /// The names of the saved searches added (they were added without a word before).
+    var searchesAdded: [String] = []
 }
 
 /// Brings an export into a library: snippets, folders, tags and saved searches are matched by id
@@ -244,18 +246,39 @@ struct LibraryImporter {
             snippet.deletedAt = deletedAt
         }
 
-        let existingSearches = Set(try context.fetch(FetchDescriptor<SavedSearch>()).map(\.uuid))
-        for record in export.savedSearches where !existingSearches.contains(record.uuid) {
-            guard !record.name.isEmpty, record.name.count <= ValidatedSnippetForm.maxNameLength,
-                  !ValidatedSnippetForm.hasControlCharacters(record.name), SavedSearchController.isStorable(query: record.query),
+        // The checks of the save-search form: a trimmed name, one search a name without regard to
+        // case. A file naming one id twice kept the second (the first was replaced), and names
+        // were neither trimmed nor compared.
+        var searches = try context.fetch(FetchDescriptor<SavedSearch>())
+        let libraryIDs = Set(searches.map(\.uuid))
+        var idsInFile = Set<UUID>()
+        for record in export.savedSearches {
+            let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            let query = SavedSearchController.storedQuery(record.query)
+            guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength,
+                  !ValidatedSnippetForm.hasControlCharacters(name), SavedSearchController.isStorable(query: query),
                   Formatting.storableDates.contains(record.createdAt) else {
                 report.skipped.append("saved search “\(record.name.prefix(40))”: not valid")
                 continue
             }
-            let search = SavedSearch(name: record.name, query: record.query)
+            guard idsInFile.insert(record.uuid).inserted else {
+                report.skipped.append("saved search “\(name.prefix(40))”: its id is also an earlier saved search's in this file, which was imported")
+                continue
+            }
+            // Already here: an earlier import of this file, or the library's own export.
+            if libraryIDs.contains(record.uuid) { continue }
+            if let named = searches.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                if named.query != query {
+                    report.skipped.append("saved search “\(name.prefix(40))”: there is already a saved search of that name")
+                }
+                continue
+            }
+            let search = SavedSearch(name: name, query: query)
             search.uuid = record.uuid
             search.createdAt = record.createdAt
             context.insert(search)
+            searches.append(search)
+            report.searchesAdded.append(name)
         }
         return report
     }
