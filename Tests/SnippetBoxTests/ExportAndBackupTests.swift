@@ -106,6 +106,33 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(updated?.titleSortKey, "all files, listed", "the new title's sort key came with it")
     }
 
+    /// An import replaced a snippet with the file's record even when the library's copy was edited
+    /// after the export was made: an old file undid newer work. The newer copy is kept.
+    func testAnImportKeepsASnippetEditedAfterTheFile() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Deploy", code: "v1"))
+        let (_, json) = try await download("/data/export.json")
+        try withContext { context in
+            let snippet = try XCTUnwrap(try Lookup.snippet(try XCTUnwrap(UUID(uuidString: id)), in: context))
+            snippet.code = "v2, edited after the export"
+            snippet.updatedAt = snippet.updatedAt.addingTimeInterval(60)
+            try context.save()
+        }
+        let (status, body) = try await importFile(json)
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("0 added, 0 updated, 0 already here, 1 skipped."), body)
+        XCTAssertTrue(body.contains("“Deploy”: the library&#39;s copy was edited after the file&#39;s, so it was kept"), body)
+        let code = { try self.withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.code) } }
+        XCTAssertEqual(try code(), ["v2, edited after the export"])
+
+        // A file whose record is the newer one still updates the snippet.
+        var newer = try LibraryExport.read(json)
+        newer.snippets[0].code = "v3, from the file"
+        newer.snippets[0].updatedAt = newer.snippets[0].updatedAt.addingTimeInterval(120)
+        let (_, again) = try await importFile(try LibraryExport.encoder().encode(newer))
+        XCTAssertTrue(again.contains("0 added, 1 updated, 0 already here, 0 skipped."), again)
+        XCTAssertEqual(try code(), ["v3, from the file"])
+    }
+
     /// An old export's trashed snippets kept their dates: one trashed more than 30 days before the import
     /// was purged at the next visit of the trash, though the import said "added"; and a record trashed
     /// in the file put the library's live snippet back in the trash, with its old date, to be purged too.

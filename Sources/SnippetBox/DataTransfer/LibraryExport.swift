@@ -233,6 +233,11 @@ struct LibraryImporter {
                     report.unchanged.append(record.title)
                     continue
                 }
+                // An older file (an export made before the last edits here) replaced newer work.
+                if existing.updatedAt > record.updatedAt {
+                    report.skipped.append("“\(record.title.prefix(60))”: the library's copy was edited after the file's, so it was kept")
+                    continue
+                }
                 snippet = existing
                 report.updated.append(record.title)
             } else {
