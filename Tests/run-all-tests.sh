@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the package: ObjectGraph's behaviour and macro expansion tests, the app's
 # HTTP and browser tests, then the system tests in Tests/system/ (Python scripts, each counted as one
-# test: a crash test and a load test that run the real server binary, and a check that ObjectGraph
-# compiled as a release build needs no symbol the toolchain's libraries do not export). Installs what a
+# test: a crash test, a command-line test, a large-import test and a load test that run the real
+# server binary, and a check that ObjectGraph compiled as a release build needs no symbol the
+# toolchain's libraries do not export). Installs what a
 # fresh Debian machine lacks (headless Chromium and its WebDriver for the browser journeys, Python 3,
 # the sqlite3 shell and binutils' nm for the system tests) first. Prints "N passed, N failed" last and exits
 # non-zero when anything failed.
@@ -38,9 +39,9 @@ else
     passed=$((total - failed))
 fi
 
-# System tests, each one test: three build and run the snippetbox binary themselves; the release check
+# System tests, each one test: four build and run the snippetbox binary themselves; the release check
 # compiles ObjectGraph with -O from the debug build's plan, which `swift test` just wrote.
-for script in Tests/system/crash_test.py Tests/system/cli_test.py Tests/system/load_test.py Tests/system/release_symbols_test.py; do
+for script in Tests/system/crash_test.py Tests/system/cli_test.py Tests/system/large_import_test.py Tests/system/load_test.py Tests/system/release_symbols_test.py; do
     echo
     echo "== python3 $script"
     if python3 "$script"; then

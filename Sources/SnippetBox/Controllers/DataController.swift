@@ -60,7 +60,9 @@ struct DataController {
     }
 
     @Sendable func exportJSON(req: Request) async throws -> Response {
-        let data = try LibraryExport.encoder().encode(try await export(req))
+        let export = try await export(req)
+        // Encoding a library's images as base64 grows with the library: on the thread pool.
+        let data = try await req.application.threadPool.runIfActive { try LibraryExport.encoder().encode(export) }
         return attachment(data, type: "application/json; charset=utf-8", name: "\(fileStem(req)).json")
     }
 
@@ -75,13 +77,13 @@ struct DataController {
     }
 
     @Sendable func importJSON(req: Request) async throws -> Response {
-        guard let file = try req.content.decode(ImportInput.self).file, file.data.readableBytes > 0 else {
+        guard let file = try await req.decodeForm(ImportInput.self).file, file.data.readableBytes > 0 else {
             return try await render(req, report: nil, error: "Choose an export file (.json) to import.")
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
         let export: LibraryExport
         do {
-            export = try LibraryExport.read(Data(buffer: file.data))
+            export = try await LargeForms.run(on: file.data, of: req) { try LibraryExport.read(Data(buffer: $0)) }
         } catch let error as ImportError {
             return try await render(req, report: nil, error: "\(error.description) Nothing was imported.")
                 .encodeResponse(status: .unprocessableEntity, for: req)

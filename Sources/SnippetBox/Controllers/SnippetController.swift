@@ -138,7 +138,7 @@ struct SnippetController: RouteCollection {
     // MARK: Actions
 
     @Sendable func create(req: Request) async throws -> Response {
-        let form = ValidatedSnippetForm(try req.content.decode(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
+        let form = ValidatedSnippetForm(try await req.decodeForm(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
         guard form.isValid else {
             return try await formPage(req, id: nil, values: form.values, checkedTags: form.checkedTags,
                                       errors: form.errors, hasImage: false)
@@ -161,7 +161,7 @@ struct SnippetController: RouteCollection {
 
     @Sendable func update(req: Request) async throws -> Response {
         let id = try snippetID(req)
-        let form = ValidatedSnippetForm(try req.content.decode(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
+        let form = ValidatedSnippetForm(try await req.decodeForm(SnippetFormInput.self), maxUploadBytes: settings.maxUploadBytes)
         guard form.isValid else {
             return try await formPage(req, id: id, values: form.values, checkedTags: form.checkedTags,
                                       errors: form.errors, hasImage: try await storedSnippetHasImage(req, id: id))

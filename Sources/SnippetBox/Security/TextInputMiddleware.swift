@@ -27,9 +27,10 @@ struct TextInputMiddleware: AsyncMiddleware {
             _ = try await request.eventLoop.flatSubmit { request.body.collect(max: limit) }.get()
         }
         if let body = request.body.data {
-            let fields = isMultipart
-                ? try Self.checkMultipart(body, boundary: type.parameters["boundary"])
-                : try Self.checkURLEncoded(body)
+            let boundary = type.parameters["boundary"]
+            let fields = try await LargeForms.run(on: body, of: request) { body in
+                isMultipart ? try Self.checkMultipart(body, boundary: boundary) : try Self.checkURLEncoded(body)
+            }
             request.submittedCSRFToken = fields["csrf"]
         }
         return try await next.respond(to: request)
