@@ -14,7 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from sbsystem import REPO, build_binary, free_port, log
+from sbsystem import REPO, Checks, build_binary, free_port, log
 
 
 def run(binary, args, data_dir, extra_env=None, timeout=120):
@@ -58,12 +58,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", help="a built snippetbox binary (default: swift build --product snippetbox)")
     options = parser.parse_args()
-    failures = []
-
-    def expect(condition, what):
-        log(f"  {'ok  ' if condition else 'FAIL'} {what}")
-        if not condition:
-            failures.append(what)
+    checks = Checks("cli test")
+    expect = checks.expect
 
     with tempfile.TemporaryDirectory(prefix="snippetbox-cli-") as scratch:
         scratch = Path(scratch)
@@ -115,11 +111,7 @@ def main():
         finally:
             stop(server, output)
 
-    if failures:
-        log(f"cli test failed: {len(failures)} problem(s): " + "; ".join(failures))
-        return 1
-    log("cli test passed")
-    return 0
+    return checks.result()
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sbsystem import Client, Server, build_binary, log, new_password  # noqa: E402
+from sbsystem import Checks, Client, Server, build_binary, log, new_password  # noqa: E402
 
 
 def export_file(template, count):
@@ -46,12 +46,8 @@ def main():
     parser.add_argument("--binary", help="a built snippetbox binary (default: swift build --product snippetbox)")
     parser.add_argument("--snippets", type=int, default=4_000)
     options = parser.parse_args()
-    failures = []
-
-    def expect(condition, what):
-        log(f"  {'ok  ' if condition else 'FAIL'} {what}")
-        if not condition:
-            failures.append(what)
+    checks = Checks("large import test")
+    expect = checks.expect
 
     with tempfile.TemporaryDirectory(prefix="snippetbox-import-") as scratch:
         scratch = Path(scratch)
@@ -100,13 +96,8 @@ def main():
         finally:
             server.stop()
 
-    if failures:
-        log(f"{len(failures)} checks failed:")
-        for failure in failures:
-            log(f"  - {failure}")
-        sys.exit(1)
-    log("all checks passed")
+    return checks.result()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -184,6 +184,27 @@ class Server:
         return done.returncode, done.stdout.decode(errors="replace")
 
 
+class Checks:
+    """A system test's named checks: each is logged `ok` or `FAIL` as it is made, and `result` says
+    whether all held (an exit status for the script)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+
+    def expect(self, condition, what):
+        log(f"  {'ok  ' if condition else 'FAIL'} {what}")
+        if not condition:
+            self.failures.append(what)
+
+    def result(self):
+        if self.failures:
+            log(f"{self.name} failed: {len(self.failures)} problem(s): " + "; ".join(self.failures))
+            return 1
+        log(f"{self.name} passed")
+        return 0
+
+
 # MARK: - HTTP
 
 class Response:
