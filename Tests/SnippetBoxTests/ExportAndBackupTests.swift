@@ -566,6 +566,19 @@ final class ExportAndBackupTests: AppTestCase {
         try? FileManager.default.removeItem(at: previous)
     }
 
+    /// A restore into a data directory that did not exist kept the empty folder its own claim made,
+    /// as `<name>.before-restore-<time>`, and said the data it replaced was there.
+    func testARestoreIntoANewDirectoryKeepsNoBeforeRestoreFolder() async throws {
+        try await fillLibrary()
+        let archive = try await Housekeeping.backUp(app).archive
+        let fresh = AppSettings(dataDirectory: dataDirectory.appendingPathComponent("fresh"))
+        let restored = try Maintenance.restore(archive, settings: fresh)
+        XCTAssertNil(restored.previous, "there was no data to replace")
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: dataDirectory.path)
+        XCTAssertFalse(siblings.contains { $0.hasPrefix("fresh.before-restore") }, "\(siblings)")
+        XCTAssertTrue(try Maintenance.check(fresh) { _ in })
+    }
+
     /// A folder given to `restore` made ZIPFoundation search for a ZIP's end for ever.
     func testRestoringAFolderSaysItIsNotAnArchive() throws {
         let folder = dataDirectory.appendingPathComponent("not-an-archive", isDirectory: true)

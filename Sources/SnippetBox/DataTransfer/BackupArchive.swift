@@ -115,7 +115,12 @@ enum BackupArchive {
         }
         let warnings = try verify(unpacked)
         var previous: URL?
-        if FileManager.default.fileExists(atPath: dataDirectory.path) {
+        // A directory holding nothing but the claim's lock file was made by the restore's own claim
+        // (DATA_DIR did not exist): it was kept and reported as the data the restore replaced.
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory.path)) ?? []
+        if contents == [DataDirectoryLock.fileName] {
+            try FileManager.default.removeItem(at: dataDirectory)
+        } else if FileManager.default.fileExists(atPath: dataDirectory.path) {
             let kept = parent.appendingPathComponent("\(dataDirectory.lastPathComponent).before-restore-\(stamp)", isDirectory: true)
             try FileManager.default.moveItem(at: dataDirectory, to: kept)
             previous = kept

@@ -30,10 +30,13 @@ public final class DataDirectoryLock: Sendable {
         }
     }
 
+    /// The lock file's name in the data directory.
+    static let fileName = ".snippetbox.lock"
+
     /// Claims `dataDirectory` (creating it), or throws `Taken` at once if another process holds it.
     public static func claim(_ dataDirectory: URL) throws -> DataDirectoryLock {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        let path = dataDirectory.appendingPathComponent(".snippetbox.lock").path
+        let path = dataDirectory.appendingPathComponent(fileName).path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
