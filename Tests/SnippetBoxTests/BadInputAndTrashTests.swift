@@ -58,8 +58,9 @@ final class BadInputAndTrashTests: AppTestCase {
             })
         }
         XCTAssertEqual(try snippetCount(), 0)
-        XCTAssertEqual(TextInputMiddleware.dispositionParameter("name", in: "form-data; filename=\"a\"; name=\"b\""), "b")
-        XCTAssertEqual(TextInputMiddleware.dispositionParameter("filename", in: "form-data; name=\"b\"; filename=\"a.png\""), "a.png")
+        // `name="` is also the end of `filename="`: the field is the whole parameter's.
+        XCTAssertEqual(TextInputMiddleware.fieldName(inDisposition: "form-data; filename=\"a\"; name=\"b\""), "b")
+        XCTAssertEqual(TextInputMiddleware.fieldName(inDisposition: "form-data; name=\"b\"; filename=\"a.png\""), "b")
     }
 
     func testNULBytesAreAFormErrorAndStoreNothing() async throws {

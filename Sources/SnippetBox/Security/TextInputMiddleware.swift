@@ -47,18 +47,10 @@ struct TextInputMiddleware: AsyncMiddleware {
     /// as `name="title"; filename="t.txt"` with invalid bytes was stored with them replaced.
     static let fileFieldNames: Set<String> = ["image", "file"]
 
-    /// A parameter of a `Content-Disposition` value (`name`, `filename`), unquoted: matched as a whole
-    /// parameter, since `name="` is also the end of `filename="`.
-    static func dispositionParameter(_ key: String, in value: String) -> String? {
-        for parameter in value.split(separator: ";") {
-            let trimmed = parameter.trimmingCharacters(in: .whitespaces)
-            guard let equals = trimmed.firstIndex(of: "="),
-                  trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased() == key else { continue }
-            var text = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
-            return text
-        }
-        return nil
+    /// The field a part's `Content-Disposition` names, read by MultipartKit's `MultipartPart.name`,
+    /// the reading Vapor's form decoder gives the part: the field checked here is the field decoded.
+    static func fieldName(inDisposition value: String) -> String? {
+        MultipartPart(headers: ["Content-Disposition": value], body: ByteBuffer()).name
     }
 
     static func checkMultipart(_ body: ByteBuffer, boundary: String?) throws -> TextFields {
@@ -72,7 +64,7 @@ struct TextInputMiddleware: AsyncMiddleware {
         var fields: TextFields = [:]
         parser.onHeader = { header, value in
             guard header.lowercased() == "content-disposition" else { return }
-            name = dispositionParameter("name", in: value) ?? ""
+            name = fieldName(inDisposition: value) ?? ""
             isFile = fileFieldNames.contains(name)
         }
         parser.onBody = { chunk in
