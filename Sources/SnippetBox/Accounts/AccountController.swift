@@ -92,15 +92,11 @@ struct AccountController {
         let username = AccountStore.normalize(input.username ?? "")
         let next = input.next.flatMap(safeNext) ?? ""
         let attempt: LoginThrottle.Attempt
-        switch await throttle.admitWhenFree(account: username, address: req.clientAddress(trustingForwardedFor: settings.trustForwardedFor)) {
-        case .allowed(let admitted):
+        switch await admitPasswordCheck(of: username, from: req) {
+        case .success(let admitted):
             attempt = admitted
-        case .refused(let wait):
-            let page = LoginPage(username: username, next: next, error: Self.tooManyAttempts(wait))
-            return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
-                .encodeResponse(status: .tooManyRequests, for: req)
-        case .busy:
-            let page = LoginPage(username: username, next: next, error: Self.tooManyAtOnce)
+        case .failure(let refusal):
+            let page = LoginPage(username: username, next: next, error: refusal.message)
             return try await req.view.render("login", PlainPageContext(req, title: "Log in", content: page))
                 .encodeResponse(status: .tooManyRequests, for: req)
         }
@@ -117,6 +113,21 @@ struct AccountController {
         }
         try await req.logIn(account)
         return req.redirect(to: next.isEmpty ? "\(settings.basePath)/snippets" : next)
+    }
+
+    /// Why a password check was not let through: the message the form shows, with a 429.
+    struct PasswordCheckRefusal: Error {
+        let message: String
+    }
+
+    /// Asks the throttle to let a check of `username`'s password from this request's address through,
+    /// waiting a while when too many are in flight (the login and the password change share its limits).
+    private func admitPasswordCheck(of username: String, from req: Request) async -> Result<LoginThrottle.Attempt, PasswordCheckRefusal> {
+        switch await throttle.admitWhenFree(account: username, address: req.clientAddress(trustingForwardedFor: settings.trustForwardedFor)) {
+        case .allowed(let attempt): .success(attempt)
+        case .refused(let wait): .failure(PasswordCheckRefusal(message: Self.tooManyAttempts(wait)))
+        case .busy: .failure(PasswordCheckRefusal(message: Self.tooManyAtOnce))
+        }
     }
 
     /// Whether `password` is the one `hash` was made from. bcrypt reads a password up to its first NUL
@@ -185,14 +196,11 @@ struct AccountController {
         // The current password is checked under the login's limits: a session left open in a browser
         // was a way to guess it without any.
         let attempt: LoginThrottle.Attempt
-        switch await throttle.admitWhenFree(account: account.username, address: req.clientAddress(trustingForwardedFor: settings.trustForwardedFor)) {
-        case .allowed(let admitted):
+        switch await admitPasswordCheck(of: account.username, from: req) {
+        case .success(let admitted):
             attempt = admitted
-        case .refused(let wait):
-            return try await renderAccountPage(req, errors: ["current": Self.tooManyAttempts(wait)])
-                .encodeResponse(status: .tooManyRequests, for: req)
-        case .busy:
-            return try await renderAccountPage(req, errors: ["current": Self.tooManyAtOnce])
+        case .failure(let refusal):
+            return try await renderAccountPage(req, errors: ["current": refusal.message])
                 .encodeResponse(status: .tooManyRequests, for: req)
         }
         let currentMatches = await Self.verify(input.current ?? "", against: account.passwordHash, on: req)
