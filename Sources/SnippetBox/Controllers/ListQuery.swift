@@ -216,12 +216,12 @@ struct ListQuery: Sendable, Equatable {
     /// link was made or the search saved), and a sentence saying so; nil if all are there.
     /// Looked up by the list page before it runs the query: the folder's gone made a saved search a
     /// 404 page, and a tag's made one asking for all of its tags find nothing.
-    func withoutDeletedChoices(in context: ModelContext) throws -> (query: ListQuery, notice: String)? {
+    func withoutDeletedChoices(in library: FoldersAndTags) -> (query: ListQuery, notice: String)? {
         var kept = self
-        if let folder, let id = UUID(uuidString: folder), try Lookup.folder(id, in: context) == nil {
+        if let folder, let id = UUID(uuidString: folder), library.folder(id) == nil {
             kept.folder = nil
         }
-        kept.tags = try tags.filter { tag in try UUID(uuidString: tag).map { try Lookup.tag($0, in: context) != nil } ?? false }
+        kept.tags = tags.filter { tag in UUID(uuidString: tag).map { library.tag($0) != nil } ?? false }
         let goneTags = tags.count - kept.tags.count
         let goneFolder = kept.folder != folder
         guard goneFolder || goneTags > 0 else { return nil }
@@ -239,10 +239,10 @@ struct ListQuery: Sendable, Equatable {
         return (kept, "\(subject) this list named \(isOne ? "is" : "are") not in your library, so the list is not narrowed to \(isOne ? "it" : "them").")
     }
 
-    /// The folder the query names, looked up once; throws "not found" for a folder that is gone.
-    func folderKey(in context: ModelContext) throws -> (key: PersistentIdentifier?, name: String?) {
+    /// The folder the query names; throws "not found" for a folder that is gone.
+    func folderKey(in library: FoldersAndTags) throws -> (key: PersistentIdentifier?, name: String?) {
         guard let folder, folder != "unfiled", let id = UUID(uuidString: folder) else { return (nil, nil) }
-        let model = try Lookup.existingFolder(id, in: context)
+        guard let model = library.folder(id) else { throw Abort(.notFound, reason: "There is no such folder.") }
         return (model.persistentModelID, model.name)
     }
 }

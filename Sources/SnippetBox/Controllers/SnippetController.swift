@@ -50,8 +50,9 @@ struct SnippetController: RouteCollection {
     private func listPage(_ req: Request, selected: UUID?) async throws -> Response {
         let query = ListQuery(query: req.query)
         let outcome = try await req.store.read { context -> ListPageOutcome in
+            let foldersAndTags = try FoldersAndTags(context: context)
             // A link or saved search naming a folder or tag deleted since is sent to the list without it.
-            if query.folder != nil || !query.tags.isEmpty, let (kept, notice) = try query.withoutDeletedChoices(in: context) {
+            if query.folder != nil || !query.tags.isEmpty, let (kept, notice) = query.withoutDeletedChoices(in: foldersAndTags) {
                 return .choicesDeleted(kept, notice: notice)
             }
             let presenter = Presenter(context: context)
@@ -62,7 +63,6 @@ struct SnippetController: RouteCollection {
                 }
                 selectedDetail = presenter.detail(snippet)
             }
-            let foldersAndTags = try FoldersAndTags(context: context)
             let results = try SnippetList(query: query, context: context, foldersAndTags: foldersAndTags).load()
             let rows = results.snippets.map { presenter.row($0.snippet, selectedID: selected, excerpts: $0.excerpts) }
             let isStoreEmpty = try rows.isEmpty && context.fetchCount(FetchDescriptor<Snippet>()) == 0

@@ -19,7 +19,7 @@ struct SnippetList {
     }
 
     func load() throws -> Results {
-        let (folderKey, folderName) = try query.folderKey(in: context)
+        let (folderKey, folderName) = try query.folderKey(in: foldersAndTags)
         let predicate = query.predicate(folderKey: folderKey)
         let offset = (query.page - 1) * query.pageSize
         var snippets: [(snippet: Snippet, excerpts: [String: [TextFragment]])]
@@ -42,11 +42,11 @@ struct SnippetList {
             total = try context.fetchCount(FetchDescriptor<Snippet>(predicate: predicate))
         }
         return Results(
-            heading: try heading(folderName: folderName, total: total, hasTermsToFind: hasTermsToFind),
+            heading: heading(folderName: folderName, total: total, hasTermsToFind: hasTermsToFind),
             snippets: snippets, form: try form(), pagination: pagination(total: total))
     }
 
-    private func heading(folderName: String?, total: Int, hasTermsToFind: Bool) throws -> String {
+    private func heading(folderName: String?, total: Int, hasTermsToFind: Bool) -> String {
         if query.isSearch, !hasTermsToFind {
             return "Nothing to search for in “\(query.text)”: a -word only leaves out snippets that have it; add a word to find"
         }
@@ -56,7 +56,7 @@ struct SnippetList {
             if query.folder == "unfiled" && !otherFilters(except: "folder") { return "Unfiled" }
             if let folderName, !otherFilters(except: "folder") { return folderName }
             if query.tags.count == 1, !otherFilters(except: "tag"), let id = UUID(uuidString: query.tags[0]),
-               let tag = try Lookup.tag(id, in: context) {
+               let tag = foldersAndTags.tag(id) {
                 return "Tagged “\(tag.name)”"
             }
             return "\(total) matching snippet\(total == 1 ? "" : "s")"
@@ -77,7 +77,7 @@ struct SnippetList {
     private func counts<Key>(_ body: (Predicate<Snippet>, String?) throws -> Key, without change: (inout ListQuery) -> Void) throws -> Key {
         var facet = query
         change(&facet)
-        let key = try facet.folderKey(in: context).key
+        let key = try facet.folderKey(in: foldersAndTags).key
         return try body(facet.predicate(folderKey: key), query.isSearch ? query.text : nil)
     }
 

@@ -164,9 +164,18 @@ enum Lookup {
 struct FoldersAndTags {
     let folders: [Folder]
     let tags: [Tag]
+    private let foldersByID: [UUID: Folder]
+    private let tagsByID: [UUID: Tag]
 
     init(context: ModelContext) throws {
         folders = TitleOrder.sorted(try context.fetch(FetchDescriptor<Folder>()), byName: \.name)
         tags = TitleOrder.sorted(try context.fetch(FetchDescriptor<Tag>()), byName: \.name)
+        foldersByID = Dictionary(folders.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        tagsByID = Dictionary(tags.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// The library's folder or tag of that id, from those read already: a list page's query names
+    /// them, and looking each up again cost a query apiece.
+    func folder(_ id: UUID) -> Folder? { foldersByID[id] }
+    func tag(_ id: UUID) -> Tag? { tagsByID[id] }
 }
