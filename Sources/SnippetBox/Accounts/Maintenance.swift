@@ -11,8 +11,8 @@ public struct MaintenanceError: Error, CustomStringConvertible {
 public enum Maintenance {
     /// Checks every store in the data directory: the accounts store, each account's library and any
     /// other library file there, with SQLite's integrity check, and that every image file a row names
-    /// exists and every file is named by a row. A store that cannot be opened is reported and the
-    /// others are still checked. Returns whether all is well; nothing is created, so a data directory
+    /// exists (files no row names are noted, not counted as damage). A store that cannot be opened is
+    /// reported and the others are still checked. Returns whether all is well; nothing is created, so a data directory
     /// that does not exist is an error rather than an empty one found healthy.
     public static func check(_ settings: AppSettings, report: (String) -> Void) throws -> Bool {
         let directory = settings.dataDirectory
@@ -24,9 +24,19 @@ public enum Maintenance {
         func run(_ name: String, _ open: () throws -> ModelContainer) {
             do {
                 let result = try open().checkIntegrity()
-                healthy = healthy && result.isOK
-                report("\(name): \(result.isOK ? "ok" : "PROBLEMS")")
-                if !result.isOK { report(result.description) }
+                // Files no row names are not damage: run alone, the open above removed them (left by a
+                // crash mid-save); beside a server they are its uploads not yet committed, or files
+                // kept for a read still under way.
+                let isSound = result.sqliteCheck == ["ok"] && result.missingExternalFiles.isEmpty
+                healthy = healthy && isSound
+                report("\(name): \(isSound ? "ok" : "PROBLEMS")")
+                if !isSound {
+                    report(result.description)
+                } else if !result.orphanedExternalFiles.isEmpty {
+                    let count = result.orphanedExternalFiles.count
+                    report("  \(count) image file\(count == 1 ? "" : "s") no row names yet (an upload under way beside the "
+                        + "server, or a file kept for a read); the server removes such files when it next starts alone")
+                }
             } catch {
                 healthy = false
                 report("\(name): CANNOT BE OPENED")
