@@ -137,6 +137,15 @@ extension SwiftDataError {
             entity: entity, property: property)
     }
 
+    static func unregisteredValueTransformer(_ reference: Schema.Attribute.TransformerReference, entity: String, property: String) -> SwiftDataError {
+        let named = switch reference {
+        case .type(let type): "the value transformer \(type), which cannot be made"
+        case .name(let name): "the value transformer “\(name)”, which is not registered: call "
+            + "ValueTransformer.setValueTransformer(_:forName:) before making the container"
+        }
+        return SwiftDataError(.unsupportedAttributeType, "\(entity).\(property) is stored through \(named)", entity: entity, property: property)
+    }
+
     static func valueTypeMismatch(expected: Any.Type, found: Any) -> SwiftDataError {
         SwiftDataError(.unreadableValue, "expected a value of type \(expected), found \(type(of: found))")
     }

@@ -309,6 +309,10 @@ final class PredicateTranslation {
         if slot.isExternalStorage {
             throw unsupported(node, detail: "\(layout.name).\(slot.name) uses external storage and cannot be filtered on")
         }
+        if slot.isTransformed {
+            throw unsupported(node, detail: "\(layout.name).\(slot.name) is stored through a value transformer, as opaque bytes, "
+                + "and cannot be filtered on")
+        }
         if slot.isOpaqueCodable {
             // As in SwiftData: the column is the value's JSON text, and an operator on it (an order,
             // a substring, a member) would read the text, not the value.

@@ -16,8 +16,8 @@ enum SortKeyPathResolver {
         for keyPath: AnyKeyPath, in layout: EntityLayout, store: SQLiteStore, alias: String = RowQuery.alias
     ) throws -> String? {
         if let slot = layout.slot(for: keyPath), slot.isColumn {
-            // `@Attribute(.codable)`: its JSON text does not sort as its values do.
-            return slot.isOpaqueCodable ? nil : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
+            // `@Attribute(.codable)`: its JSON text does not sort as its values do (nor a transformer's bytes).
+            return slot.isOpaque ? nil : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
         }
         let description = String(describing: keyPath)
         return try resolve(components: description, in: layout, store: store, keyExpression: nil, alias: alias, depth: 0)
@@ -35,7 +35,7 @@ enum SortKeyPathResolver {
             if rest.hasPrefix("?") { rest = rest.dropFirst() }
             let column = columnExpression(slot.name, in: layout, keyExpression: keyExpression, alias: alias, depth: depth)
             if rest.isEmpty {
-                return (slot.isColumn && !slot.isOpaqueCodable) || slot.isForeignKey ? column : nil
+                return (slot.isColumn && !slot.isOpaque) || slot.isForeignKey ? column : nil
             }
             guard rest.hasPrefix(".") else { continue }
             let remainder = String(rest.dropFirst())
@@ -48,7 +48,7 @@ enum SortKeyPathResolver {
                 // Enums with a raw value are stored as that raw value: `.rawValue` sorts the column itself.
                 return column
             }
-            if slot.isColumn, !slot.isOpaqueCodable, slot.codec?.storesJSON == true, let members = memberNames(in: remainder) {
+            if slot.isColumn, !slot.isOpaque, slot.codec?.storesJSON == true, let members = memberNames(in: remainder) {
                 // A member of a `Codable` value stored as JSON (`\.address.city`): `json_extract` gives
                 // numbers, which sort as numbers (a date is the number `JSONEncoder` writes), and text;
                 // a missing member or a nil value is NULL, first in forward order, as nil sorts.

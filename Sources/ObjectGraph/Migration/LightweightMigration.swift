@@ -136,6 +136,21 @@ struct LightweightMigration {
             return
         }
         guard source.kind == "attribute" else { throw unsafe(layout, slot, "changes from a relationship to an attribute") }
+        // A transformer's bytes read only through that transformer: adding one, dropping it or
+        // changing it changes what the column holds.
+        let sourceTransformer = source.options.first { $0.hasPrefix("transformable(by:") }
+        let transformer = slot.attribute?.options.first { $0.transformer != nil }?.description
+        guard sourceTransformer == transformer else {
+            throw unsafe(layout, slot, "changes its value transformer from \(sourceTransformer ?? "none") to \(transformer ?? "none"): "
+                + "write a custom migration stage")
+        }
+        if transformer != nil {
+            let newType = StoredSchema.Property.unwrapped("\(slot.valueType)")
+            guard newType == source.baseType else {
+                throw unsafe(layout, slot, "changes type from \(source.baseType) to \(newType): write a custom migration stage")
+            }
+            return
+        }
         let wasOpaque = source.isOpaqueCodable
         // `.codable` before and after: JSON text either way, which the new type decodes when read
         // (SwiftData's option asks for no migration stage on a change of type either).

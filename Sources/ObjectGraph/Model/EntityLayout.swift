@@ -61,6 +61,13 @@ final class PropertySlot: @unchecked Sendable {
         self.relationship = nil
         if attribute.isTransient {
             self.codec = nil
+        } else if let reference = attribute.transformer {
+            if let transformer = TransformerRegistry.shared.transformer(for: reference) {
+                self.codec = AttributeCodec.make(for: valueType, transformer: transformer)
+            } else {
+                self.codec = nil
+                errors.append(.unregisteredValueTransformer(reference, entity: entityName, property: metadata.name))
+            }
         } else if let codec = AttributeCodec.make(for: valueType, opaque: attribute.isOpaqueCodable) {
             self.codec = codec
         } else {
@@ -88,6 +95,10 @@ final class PropertySlot: @unchecked Sendable {
     var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
     /// `@Attribute(.codable)`: stored as JSON text that predicates and sorts do not read.
     var isOpaqueCodable: Bool { attribute?.isOpaqueCodable ?? false }
+    /// `@Attribute(.transformable(by:))`: stored as the transformer's `Data`, which predicates and sorts do not read.
+    var isTransformed: Bool { attribute?.transformer != nil }
+    /// Either: a column whose stored form does not compare or sort as its values do.
+    var isOpaque: Bool { isOpaqueCodable || isTransformed }
 }
 
 /// How one column of a fetched row becomes its slot's value, worked out once per entity: reading a

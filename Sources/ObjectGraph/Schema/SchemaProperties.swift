@@ -36,6 +36,8 @@ extension Schema {
         public var isExternalStorage: Bool { options.contains(.externalStorage) }
         /// Stored as its `Codable` representation, opaque to predicates and sorts (`.codable`).
         var isOpaqueCodable: Bool { options.contains(.codable) }
+        /// The transformer `.transformable(by:)` names: the value is stored as the `Data` it makes.
+        var transformer: TransformerReference? { options.lazy.compactMap(\.transformer).first }
         public var description: String { "Attribute \(name): \(valueType)\(options.isEmpty ? "" : " \(options)")" }
 
         public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
@@ -45,10 +47,38 @@ extension Schema {
 
         public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
+        /// The value transformer `.transformable(by:)` names: a type, by its full name, or a name it
+        /// was registered under.
+        public enum TransformerReference: Hashable, Sendable {
+            case type(String)
+            case name(String)
+        }
+
         /// How an attribute is stored, as in SwiftData's `Schema.Attribute.Option`.
         public struct Option: Hashable, Sendable, CustomStringConvertible {
             let name: String
+            var transformer: TransformerReference?
             public var description: String { name }
+
+            init(name: String, transformer: TransformerReference? = nil) {
+                self.name = name
+                self.transformer = transformer
+            }
+
+            /// The value is stored as the `Data` an instance of `transformerType` turns it into, and
+            /// read back through its `reverseTransformedValue(_:)`: for a type that is not `Codable`.
+            /// The column is opaque, as with `.codable`: predicates and sort descriptors cannot read it.
+            public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
+                let key = String(reflecting: transformerType)
+                TransformerRegistry.shared.register(transformerType, as: key)
+                return Option(name: "transformable(by: \(key))", transformer: .type(key))
+            }
+
+            /// As `transformable(by:)` with a type, through the transformer registered under `name`
+            /// (`ValueTransformer.setValueTransformer(_:forName:)`) when the container is made.
+            public static func transformable(by name: String) -> Option {
+                Option(name: "transformable(by: \"\(name)\")", transformer: .name(name))
+            }
 
             /// The value is unique among all models of the entity; inserting a duplicate updates the saved model.
             public static let unique = Option(name: "unique")

@@ -24,9 +24,12 @@ struct AttributeCodec: @unchecked Sendable {
 
     /// The codec of a value of `type`; with `opaque` (`@Attribute(.codable)`), always its JSON text,
     /// even for a type that has a column type of its own. Nil for a type that cannot be stored.
-    static func make(for type: Any.Type, opaque: Bool = false) -> AttributeCodec? {
+    ///
+    /// With a `transformer` (`@Attribute(.transformable(by:))`), the value is stored as the `Data`
+    /// the transformer makes of it, whatever its type.
+    static func make(for type: Any.Type, opaque: Bool = false, transformer: ValueTransformer? = nil) -> AttributeCodec? {
         if let optional = type as? any _OptionalValue.Type {
-            guard let wrapped = make(for: optional.wrappedType, opaque: opaque), !wrapped.isOptional else { return nil }
+            guard let wrapped = make(for: optional.wrappedType, opaque: opaque, transformer: transformer), !wrapped.isOptional else { return nil }
             // Made once: wrapping nil asks the runtime for the `Optional` type's metadata, and every
             // NULL column read (a snippet without a folder, an image or a deletion date) made it.
             let none = optional.wrapping(nil)
@@ -46,6 +49,7 @@ struct AttributeCodec: @unchecked Sendable {
                 storesJSON: wrapped.storesJSON
             )
         }
+        if let transformer { return transformedCodec(type, by: transformer) }
         if opaque {
             return (type as? any Codable.Type).map { jsonCodec($0) }
         }
@@ -131,6 +135,37 @@ struct AttributeCodec: @unchecked Sendable {
             throw SwiftDataError.unreadableValue(stored.description, as: T.self)
         }
         return value
+    }
+
+    /// A value stored through a value transformer: a BLOB of the `Data` its `transformedValue(_:)`
+    /// returns, read back through `reverseTransformedValue(_:)`, which must give a value of `type`.
+    private static func transformedCodec(_ type: Any.Type, by transformer: ValueTransformer) -> AttributeCodec {
+        let transformerName = String(describing: Swift.type(of: transformer))
+        return AttributeCodec(
+            columnType: "BLOB",
+            isOptional: false,
+            encode: { value in
+                guard let data = transformer.transformedValue(value) as? Data else {
+                    throw SwiftDataError(.modelValidationFailure,
+                                         "the value transformer \(transformerName) did not turn a \(Swift.type(of: value)) into Data")
+                }
+                return data.databaseValue
+            },
+            decode: { stored in
+                guard case .blob(let data) = stored.storage else { throw SwiftDataError.unreadableValue(stored.description, as: type) }
+                guard let value = transformer.reverseTransformedValue(data), isInstance(value, of: type) else {
+                    throw SwiftDataError(.unreadableValue,
+                                         "the value transformer \(transformerName) did not turn the stored \(data.count) bytes back into a \(type)")
+                }
+                return value
+            }
+        )
+    }
+
+    /// Whether `value` is of `type` (or a subclass), for a type known only at run time.
+    private static func isInstance(_ value: Any, of type: Any.Type) -> Bool {
+        func check<T>(_: T.Type) -> Bool { value is T }
+        return _openExistential(type, do: check)
     }
 
     /// Other Codable values (structs, enums with associated values, arrays) are one JSON text column,
