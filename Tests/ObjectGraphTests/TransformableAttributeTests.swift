@@ -55,6 +55,27 @@ final class SwatchTransformer: ValueTransformer {
     }
 }
 
+enum SwatchesV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Sample.self] }
+
+    @Model final class Sample {
+        @Attribute(.transformable(by: SwatchTransformer.self)) var swatch: Swatch
+        init(swatch: Swatch) { self.swatch = swatch }
+    }
+}
+
+/// The same attribute through another transformer, whose bytes may mean something else.
+enum SwatchesV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Sample.self] }
+
+    @Model final class Sample {
+        @Attribute(.transformable(by: "TransformableTestsSwatch")) var swatch: Swatch
+        init(swatch: Swatch) { self.swatch = swatch }
+    }
+}
+
 /// `@Attribute(.transformable(by:))`: SwiftData code storing a type that is not `Codable` through a
 /// `ValueTransformer` compiled against ObjectGraph only once ObjectGraph had both (Foundation on
 /// Linux has no `ValueTransformer`).
@@ -121,6 +142,19 @@ final class TransformableAttributeTests: StoreTestCase {
         XCTAssertThrowsError(try ModelContext(try makeContainer(Paint.self)).fetch(FetchDescriptor<Paint>())) { error in
             XCTAssertTrue("\(error)".contains("did not turn the stored 2 bytes back into a Swatch"), "\(error)")
         }
+    }
+
+    /// Another transformer would read the stored bytes as it makes its own: refused, the store unchanged.
+    func testChangingTheTransformerNeedsAMigrationStage() throws {
+        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: SwatchesV1.self), configurations: ModelConfiguration(url: storeURL)))
+        context.insert(SwatchesV1.Sample(swatch: Swatch(4, 5, 6)))
+        try context.save()
+        let before = try Data(contentsOf: storeURL)
+        XCTAssertThrowsError(try ModelContainer(for: Schema(versionedSchema: SwatchesV2.self), configurations: ModelConfiguration(url: storeURL))) { error in
+            XCTAssertEqual((error as? SwiftDataError)?.code, .migrationFailure, "\(error)")
+            XCTAssertTrue("\(error)".contains("changes its value transformer"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: storeURL), before)
     }
 
     func testTransformersAreRegisteredByName() {
