@@ -36,11 +36,11 @@ final class ExportAndBackupTests: AppTestCase {
 
     typealias HTTPResponseHeaders = HTTPHeaders
 
-    private func importFile(_ data: Data, as session: TestSession? = nil) async throws -> (HTTPStatus, String) {
+    private func importFile(_ data: Data, named fileName: String = "export.json", as session: TestSession? = nil) async throws -> (HTTPStatus, String) {
         var result: (HTTPStatus, String) = (.ok, "")
         struct Upload: Content { var file: File }
         try await send(.POST, "/data/import", as: session, beforeRequest: { req async throws in
-            try req.content.encode(Upload(file: File(data: ByteBuffer(data: data), filename: "export.json")), as: .formData)
+            try req.content.encode(Upload(file: File(data: ByteBuffer(data: data), filename: fileName)), as: .formData)
         }, afterResponse: { response async throws in
             result = (response.status, response.body.string)
         })
@@ -340,6 +340,46 @@ final class ExportAndBackupTests: AppTestCase {
             XCTAssertTrue(body.contains("Nothing was imported."), body)
         }
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 5)
+        let (_, body) = try await importFile(Data("not json".utf8))
+        XCTAssertTrue(body.contains("This is neither a SnippetBox export nor a VS Code snippets file"), body)
+    }
+
+    /// A VS Code snippets file (comments, trailing commas, bodies as lines or one string, prefixes,
+    /// scopes) is imported: each snippet once, its language from its scope or the file's name.
+    func testAVSCodeSnippetsFileIsImportedOnce() async throws {
+        let file = Data("""
+            {
+              // Place your snippets for Swift here.
+              "Guard let": {
+                "prefix": ["gl", "guardlet"],
+                "body": "guard let ${1:value} else { return }",
+              },
+              "Print to console": {
+                "scope": "typescriptreact,javascript",
+                "prefix": "log",
+                "body": ["console.log('$1');", "$2"],
+                "description": "Log output to the console",
+              },
+            }
+            """.utf8)
+        let (status, body) = try await importFile(file, named: "swift.json")
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("2 added, 0 updated, 0 already here, 0 skipped."), body)
+        let snippets = { try self.withContext { try $0.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)])) } }
+        let imported = try snippets()
+        XCTAssertEqual(imported.map(\.title), ["Guard let", "Print to console"])
+        XCTAssertEqual(imported.map(\.code), ["guard let ${1:value} else { return }", "console.log('$1');\n$2"])
+        XCTAssertEqual(imported.map(\.language), [.swift, .typescript], "the file's name, then the scope's first known language")
+        XCTAssertEqual(imported.map(\.notes), ["VS Code prefix: `gl`, `guardlet`", "Log output to the console\n\nVS Code prefix: `log`"])
+
+        // Edited here, then the same file again: nothing is added or changed.
+        try withContext { context in
+            try XCTUnwrap(try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "Guard let" })).first).code = "edited"
+            try context.save()
+        }
+        let (_, again) = try await importFile(file, named: "swift.json")
+        XCTAssertTrue(again.contains("0 added, 0 updated, 2 already here, 0 skipped."), again)
+        XCTAssertEqual(try snippets().map(\.code), ["edited", "console.log('$1');\n$2"])
     }
 
     func testTheZipHasAFolderPerFolderWithCodeNotesAndImages() async throws {

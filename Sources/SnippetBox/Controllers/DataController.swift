@@ -82,15 +82,21 @@ struct DataController {
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
         let export: LibraryExport
+        let isForeign: Bool
+        let fileName = file.filename
         do {
-            export = try await LargeForms.run(on: file.data, of: req) { try LibraryExport.read(Data(buffer: $0)) }
+            (export, isForeign) = try await LargeForms.run(on: file.data, of: req) {
+                try LibraryExport.readImport(Data(buffer: $0), fileName: fileName)
+            }
         } catch let error as ImportError {
             return try await render(req, report: nil, error: "\(error.description) Nothing was imported.")
                 .encodeResponse(status: .unprocessableEntity, for: req)
         }
         let maxImageBytes = settings.maxUploadBytes
         let report = try await req.store.write { context in
-            try LibraryImporter(context: context, maxImageBytes: maxImageBytes).run(export)
+            var importer = LibraryImporter(context: context, maxImageBytes: maxImageBytes)
+            importer.addsOnly = isForeign
+            return try importer.run(export)
         }
         return try await render(req, report: report, error: nil).encodeResponse(for: req)
     }

@@ -55,6 +55,14 @@ struct LibraryExport: Codable, Equatable, Sendable {
     var snippets: [SnippetRecord]
     var savedSearches: [SavedSearchRecord]
 
+    init(exportedAt: Date, folders: [FolderRecord], tags: [TagRecord], snippets: [SnippetRecord], savedSearches: [SavedSearchRecord]) {
+        self.exportedAt = exportedAt
+        self.folders = folders
+        self.tags = tags
+        self.snippets = snippets
+        self.savedSearches = savedSearches
+    }
+
     /// Reads everything in a library, in a stable order (by creation, then id).
     init(from context: ModelContext, at now: Date = .now) throws {
         exportedAt = now
@@ -111,6 +119,20 @@ struct LibraryExport: Codable, Equatable, Sendable {
         return export
     }
 
+    /// A file to import: a SnippetBox export, or a VS Code snippets file (`isForeign`: its snippets
+    /// are only added, never updated, since the file has no dates of its own to compare).
+    static func readImport(_ data: Data, fileName: String?, now: Date = .now) throws -> (export: LibraryExport, isForeign: Bool) {
+        do {
+            return (try read(data), false)
+        } catch let error as ImportError {
+            guard let snippets = VSCodeSnippets.read(data, fileName: fileName, now: now) else {
+                throw ImportError(error.description.replacingOccurrences(
+                    of: "This is not a SnippetBox export", with: "This is neither a SnippetBox export nor a VS Code snippets file"))
+            }
+            return (snippets, true)
+        }
+    }
+
     private static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): "“\(key.stringValue)” is missing"
@@ -155,6 +177,9 @@ struct LibraryImporter {
     let maxImageBytes: Int
     /// When the import runs, which a trashed record's stay in the trash is counted from (`trashedAt`).
     var now = Date.now
+    /// Adds the file's snippets the library lacks and leaves those it has alone: for a file of
+    /// another program, whose records carry no dates to tell which copy is newer.
+    var addsOnly = false
 
     /// How long a snippet an import puts in the trash stays there at least before the trash empties
     /// itself of it: an old export's trashed snippets kept their dates, and those past the trash's 30
@@ -229,7 +254,7 @@ struct LibraryImporter {
             }
             let snippet: Snippet
             if let existing = existingSnippets[record.uuid] {
-                if matches(existing, record, folders: foldersByID, tags: tagsByID) {
+                if addsOnly || matches(existing, record, folders: foldersByID, tags: tagsByID) {
                     report.unchanged.append(record.title)
                     continue
                 }
