@@ -32,6 +32,7 @@ func routes(_ app: Application, settings: AppSettings) throws {
     }
     accounts.bootProtected(routes: library)
     try library.register(collection: SnippetController(settings: settings))
+    try library.register(collection: BulkEditController(settings: settings))
     try library.register(collection: FolderController(settings: settings))
     try library.register(collection: TagController(settings: settings))
     try library.register(collection: SavedSearchController(settings: settings))

@@ -1,0 +1,123 @@
+import Foundation
+import ObjectGraph
+@testable import SnippetBox
+import Vapor
+import XCTVapor
+import XCTest
+
+/// "Select snippets on this page…": many snippets starred, moved, tagged, untagged or trashed at once.
+final class BulkEditTests: AppTestCase {
+    /// Posts the bulk form as the browser sends it, and returns the status, where it led, and the flash
+    /// shown on the page it led to.
+    private func bulk(_ ids: [String], _ action: String, query: String = "") async throws -> (status: HTTPStatus, location: String, flash: String) {
+        let fields = ids.map { "ids%5B%5D=\($0)" } + ["action=\(action.urlQueryEscaped)"]
+        var result: (HTTPStatus, String) = (.ok, "")
+        try await send(.POST, "/snippets/bulk\(query)", headers: ["Content-Type": "application/x-www-form-urlencoded"], beforeRequest: { req async throws in
+            req.body = ByteBuffer(string: fields.joined(separator: "&"))
+        }, afterResponse: { response async throws in
+            result = (response.status, self.location(response) ?? response.body.string)
+        })
+        guard result.0 == .seeOther else { return (result.0, result.1, "") }
+        let shown = try await page(result.1)
+        let flash = shown.range(of: #"(?s)class="flash[^"]*"[^>]*>(.*?)</"#, options: .regularExpression).map { String(shown[$0]) } ?? ""
+        return (result.0, result.1, flash)
+    }
+
+    private func snippets() throws -> [Snippet] {
+        try withContext { try $0.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)])) }
+    }
+
+    func testTheCheckedSnippetsAreMovedTaggedStarredAndTrashed() async throws {
+        let first = try await createSnippet(SnippetUpload(title: "A first", newFolder: "Work", newTags: "keep"))
+        let second = try await createSnippet(SnippetUpload(title: "B second"))
+        let third = try await createSnippet(SnippetUpload(title: "C third", code: "untouched"))
+        let (folderID, tagID) = try withContext { context in
+            (try XCTUnwrap(context.fetch(FetchDescriptor<Folder>()).first).uuid.idString,
+             try XCTUnwrap(context.fetch(FetchDescriptor<Tag>()).first).uuid.idString)
+        }
+        let before = try snippets().map(\.updatedAt)
+
+        // The list links to the selection page, which lists the page's snippets as checkboxes.
+        try await expectPage("/snippets?language=swift", shows: "/snippets/select?language=swift")
+        let selection = try await page("/snippets/select?language=swift")
+        for id in [first, second, third] { XCTAssertTrue(selection.contains(#"name="ids[]" value="\#(id)""#), selection) }
+        XCTAssertTrue(selection.contains(#"<option value="move:\#(folderID)">Work</option>"#), selection)
+        XCTAssertTrue(selection.contains(#"<option value="tag:\#(tagID)">keep</option>"#), selection)
+
+        var outcome = try await bulk([second, third], "move:\(folderID)", query: "?language=swift")
+        XCTAssertEqual(outcome.location, "/snippets?language=swift", "back to the same list")
+        XCTAssertTrue(outcome.flash.contains("Moved 2 snippets to “Work”."), outcome.flash)
+        XCTAssertEqual(try snippets().map { $0.folder?.name }, ["Work", "Work", "Work"])
+        XCTAssertEqual(try snippets().map(\.searchKeywords), ["keep Work", "Work", "Work"], "the search finds them by folder")
+
+        outcome = try await bulk([first, second], "tag:\(tagID)")
+        XCTAssertTrue(outcome.flash.contains("Tagged 2 snippets “keep”."), outcome.flash)
+        XCTAssertEqual(try snippets().map { $0.tags.map(\.name) }, [["keep"], ["keep"], []], "no tag twice")
+
+        outcome = try await bulk([first, third], "untag:\(tagID)")
+        XCTAssertTrue(outcome.flash.contains("Removed the tag “keep” from 2 snippets."), outcome.flash)
+        XCTAssertEqual(try snippets().map { $0.tags.map(\.name) }, [[], ["keep"], []])
+
+        outcome = try await bulk([first, third], "favorite")
+        XCTAssertTrue(outcome.flash.contains("Added 2 snippets to favorites."), outcome.flash)
+        XCTAssertEqual(try snippets().map(\.isFavorite), [true, false, true])
+        outcome = try await bulk([first], "unfavorite")
+        XCTAssertEqual(try snippets().map(\.isFavorite), [false, false, true])
+
+        outcome = try await bulk([first, second, "not-an-id"], "move:unfiled")
+        XCTAssertTrue(outcome.flash.contains("Moved 2 snippets to Unfiled."), outcome.flash)
+        let edited = try snippets()
+        XCTAssertEqual(edited.map { $0.folder?.name }, [nil, nil, "Work"])
+        XCTAssertEqual(edited[2].code, "untouched")
+        for (after, previous) in zip(edited.map(\.updatedAt), before) { XCTAssertGreaterThan(after, previous, "a move or a tag is an edit") }
+
+        outcome = try await bulk([second, third], "trash")
+        XCTAssertTrue(outcome.flash.contains("Moved 2 snippets to the trash."), outcome.flash)
+        XCTAssertEqual(try snippets().map { $0.deletedAt == nil }, [true, false, false])
+        // Trashed since: left out, and said so.
+        outcome = try await bulk([first, second], "favorite")
+        XCTAssertTrue(outcome.flash.contains("Added 1 snippet to favorites. 1 checked snippet was not in the library"), outcome.flash)
+    }
+
+    func testBadSelectionsChangeNothingAndSaySo() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Lonely"))
+        var outcome = try await bulk([], "favorite", query: "?q=lonely")
+        XCTAssertEqual(outcome.location, "/snippets/select?q=lonely")
+        XCTAssertTrue(outcome.flash.contains("Check the snippets to change first"), outcome.flash)
+
+        outcome = try await bulk([id], "explode")
+        XCTAssertEqual(outcome.status, .badRequest)
+        outcome = try await bulk([id], "move:\(UUID().uuidString)")
+        XCTAssertTrue(outcome.flash.contains("That folder was deleted meanwhile, so nothing was moved."), outcome.flash)
+        outcome = try await bulk(Array(repeating: id, count: BulkEditController.maximumSelection + 1), "favorite")
+        XCTAssertEqual(outcome.status, .badRequest)
+        XCTAssertEqual(try snippets().map(\.isFavorite), [false])
+
+        // Another account's snippet is not this library's: left out.
+        try await addAccount("second")
+        let second = try await logIn("second")
+        var othersID = ""
+        try await send(.POST, "/snippets", as: second, beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "Not yours"), as: .formData)
+        }, afterResponse: { response async throws in
+            othersID = String(self.location(response)?.split(separator: "/").last ?? "")
+        })
+        outcome = try await bulk([othersID], "trash")
+        XCTAssertTrue(outcome.flash.contains("Moved 0 snippets to the trash. 1 checked snippet was not in the library"), outcome.flash)
+        let theirs = try ModelContext(try library(of: "second")).fetch(FetchDescriptor<Snippet>())
+        XCTAssertEqual(theirs.map { $0.deletedAt == nil }, [true])
+    }
+
+    func testTheBulkFormNeedsItsToken() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Guarded"))
+        var headers = session.headers
+        headers.remove(name: "X-CSRF-Token")
+        headers.replaceOrAdd(name: .contentType, value: "application/x-www-form-urlencoded")
+        try await app.test(.POST, "/snippets/bulk", headers: headers, beforeRequest: { req async throws in
+            req.body = ByteBuffer(string: "ids%5B%5D=\(id)&action=trash")
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .forbidden)
+        })
+        XCTAssertEqual(try snippets().map { $0.deletedAt == nil }, [true])
+    }
+}
