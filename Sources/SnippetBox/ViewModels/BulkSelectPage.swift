@@ -1,0 +1,18 @@
+import Foundation
+
+/// The "Select…" page: the list's current page as checkboxes, and what to do with those checked.
+struct BulkSelectPage: Encodable, Sendable {
+    struct Row: Encodable, Sendable {
+        let id: String
+        let title: String
+        let meta: String
+    }
+
+    let heading: String
+    /// The list's query (starts with "?" or is empty): the form goes back to the same list.
+    let filterQuery: String
+    let rows: [Row]
+    let moveOptions: [Option]
+    let addTagOptions: [Option]
+    let removeTagOptions: [Option]
+}
