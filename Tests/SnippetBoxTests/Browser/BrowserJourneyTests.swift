@@ -128,6 +128,16 @@ class BrowserJourneyTestCase: XCTestCase {
         try await assertPage(contains: "Fetch recent rows")
         try await keep("filtered")
 
+        // Many at once: select the list's snippets, and unstar the checked one.
+        try await go("/snippets")
+        try await browser.click(".select-link a")
+        try await assertPage(contains: "Select snippets: All snippets")
+        try await browser.click("input[name='ids[]']")
+        try await browser.select("Remove from favorites", in: "#bulk-action")
+        try await keep("select")
+        try await browser.click(".bulk-select button.primary")
+        try await assertPage(contains: "Removed 1 snippet from favorites.")
+
         // A second snippet in Scratch, then delete both folders, one each way.
         try await go("/snippets/new")
         try await browser.type("Throwaway", into: "#title")
