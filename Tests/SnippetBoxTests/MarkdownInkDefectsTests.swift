@@ -21,6 +21,22 @@ final class MarkdownInkDefectsTests: XCTestCase {
         return result.get()
     }
 
+    /// `[a ` 3,000 times overflowed the stack of the thread rendering it (the server died for
+    /// everyone), and `[a](` repeated took time growing with the square of its length in Ink: such
+    /// notes are shown as their text. (Before the fix this test crashed the test process.)
+    func testNotesWithTooManyBracketsAreShownAsText() {
+        let renderer = MarkdownRenderer()
+        XCTAssertEqual(renderer.render(String(repeating: "[a ", count: 3_000)),
+                       "<p>" + String(repeating: "[a ", count: 3_000) + "</p>")
+        let links = String(repeating: "[a](", count: 3_000)
+        XCTAssertEqual(renderer.render("Intro <b>\n\n" + links), "<p>Intro &lt;b&gt;</p>\n<p>\(links)</p>")
+        XCTAssertEqual(renderer.render(String(repeating: "![", count: 2_000)), "<p>\(String(repeating: "![", count: 2_000))</p>")
+        // Notes with links and task boxes within reach are Markdown as before.
+        let tasks = (1...20).map { "- [ ] task \($0) with [a link](https://example.com/\($0))" }.joined(separator: "\n")
+        XCTAssertTrue(MarkdownRenderer.isWithinInksReach(tasks))
+        XCTAssertTrue(renderer.render(tasks).contains(#"<a href="https://example.com/20""#), renderer.render(tasks))
+    }
+
     func testAFirstLineOfThreeDashesIsARuleAndHidesNothing() {
         // Each crashed the server (the note's page, where a save sends the browser next).
         XCTAssertEqual(rendered("---\nSome notes here.\n"), "<hr><p>Some notes here.</p>")

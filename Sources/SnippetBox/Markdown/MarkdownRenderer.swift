@@ -6,8 +6,63 @@ import Ink
 struct MarkdownRenderer: Sendable {
     func render(_ markdown: String) -> String {
         guard !markdown.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return "" }
+        guard Self.isWithinInksReach(markdown) else { return Self.plainText(markdown) }
         let html = MarkdownParser().html(from: Self.avoidingInkDefects(markdown))
         return HTMLSanitizer().sanitize(html)
+    }
+
+    /// The most `[` a note may hold, and the deepest they may nest, for Ink to read it. Ink reads a
+    /// link's text by recursion, one level per `[` still open, and a note of `[a ` 3,000 times
+    /// overflowed the stack of the thread rendering it, which killed the server for everyone. It
+    /// looks for each `[`'s `](…)` again from there, so a note of `[a](` repeated took time growing
+    /// with the square of its length (55 s for 12,000 in a debug build). 200 links or task boxes
+    /// in one note, or 32 brackets open at once, are beyond what notes hold.
+    static let maximumBrackets = 200
+    static let maximumBracketDepth = 32
+
+    /// Whether Ink may be given `markdown` (see `maximumBrackets`).
+    static func isWithinInksReach(_ markdown: String) -> Bool {
+        var brackets = 0
+        var depth = 0
+        for scalar in markdown.unicodeScalars {
+            switch scalar {
+            case "[":
+                brackets += 1
+                depth += 1
+                if brackets > maximumBrackets || depth > maximumBracketDepth { return false }
+            case "]":
+                depth = max(0, depth - 1)
+            default:
+                break
+            }
+        }
+        return true
+    }
+
+    /// A note Ink cannot be given, as its text: a paragraph per blank-line-separated block, its line
+    /// breaks kept, everything escaped.
+    static func plainText(_ markdown: String) -> String {
+        let paragraphs = markdown.replacingOccurrences(of: "\r\n", with: "\n")
+            .components(separatedBy: "\n\n")
+            .map { $0.trimmingCharacters(in: .newlines) }
+            .filter { !$0.isEmpty }
+        return paragraphs.map { paragraph in
+            "<p>" + paragraph.split(separator: "\n", omittingEmptySubsequences: false)
+                .map(escaped).joined(separator: "<br>") + "</p>"
+        }.joined(separator: "\n")
+    }
+
+    private static func escaped(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if HTMLEscaping.needsEscaping(byte) {
+                HTMLEscaping.reference(for: byte).withUTF8Buffer { bytes.append(contentsOf: $0) }
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `markdown` rewritten where Ink 0.6.0 would crash or never return, rendering as it would have
