@@ -83,6 +83,29 @@ final class BadInputAndTrashTests: AppTestCase {
 
     /// The edit form's title is one line, which browsers keep without its line breaks: a title holding
     /// one (or another control character) was accepted and then changed at every later save.
+    /// Limits counted characters, and one character may hold any number of combining marks: a title
+    /// of "a" and 40,000 accents (80 KB) was one character long, and a note of a million was too.
+    func testLimitsCountCombiningMarks() async throws {
+        let marks = { (count: Int) in "a" + String(repeating: "\u{301}", count: count) }
+        let cases: [(SnippetUpload, String)] = [
+            (SnippetUpload(title: marks(ValidatedSnippetForm.maxTitleLength), code: "kept"), "Keep the title to"),
+            (SnippetUpload(title: "Fine", newFolder: marks(ValidatedSnippetForm.maxNameLength), code: "kept"), "Keep folder names to"),
+            (SnippetUpload(title: "Fine", code: "kept", notes: marks(ValidatedSnippetForm.maxNotesCharacters)), "The notes are longer than"),
+        ]
+        for (form, message) in cases {
+            try await send(.POST, "/snippets", beforeRequest: { req async throws in
+                try req.content.encode(form, as: .formData)
+            }, afterResponse: { response async throws in
+                XCTAssertEqual(response.status, .unprocessableEntity, message)
+                XCTAssertTrue(response.body.string.contains(message), message)
+            })
+        }
+        XCTAssertEqual(try snippetCount(), 0)
+        // Up to the limit, in scalars, is accepted.
+        try await createSnippet(SnippetUpload(title: marks(ValidatedSnippetForm.maxTitleLength - 1), code: "kept"))
+        XCTAssertEqual(try snippetCount(), 1)
+    }
+
     func testATitleIsOneLine() async throws {
         for title in ["line\nbreak", "ctrl\u{1}\u{7}bell", "tab\there"] {
             try await send(.POST, "/snippets", beforeRequest: { req async throws in

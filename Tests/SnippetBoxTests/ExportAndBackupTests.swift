@@ -409,6 +409,21 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertEqual(paths.count, 3, "the code and notes of one, the code of the other: \(paths)")
     }
 
+    /// A ZIP entry's name holds at most 65,535 bytes, and ZIPFoundation trapped (the server died) on a
+    /// title or folder name of one character and 70,000 combining marks. Names are cut to 120 bytes.
+    func testTheZipsNamesFitWhateverTheTitle() throws {
+        let long = "F" + String(repeating: "\u{301}", count: 70_000)
+        let folder = LibraryExport.FolderRecord(uuid: UUID(), name: long, createdAt: .now)
+        let snippet = LibraryExport.SnippetRecord(
+            uuid: UUID(), title: long, code: "x", notes: "n", language: "swift", isFavorite: false, createdAt: .now,
+            updatedAt: .now, deletedAt: nil, folder: folder.uuid, tags: [], image: nil)
+        let zip = try FolderArchive.make(LibraryExport(exportedAt: .now, folders: [folder], tags: [], snippets: [snippet], savedSearches: []))
+        let paths = try Archive(data: zip, accessMode: .read).map(\.path)
+        XCTAssertEqual(paths.count, 2, "\(paths.map { $0.prefix(20) })")
+        for path in paths { XCTAssertLessThanOrEqual(path.utf8.count, 2 * FolderArchive.maximumNameBytes + 20) }
+        XCTAssertLessThanOrEqual(FolderArchive.safeName(long).utf8.count, FolderArchive.maximumNameBytes)
+    }
+
     /// Deletes the one image file beside the stores, as damage behind the app's back would.
     private func loseTheOneImageFile() throws {
         let files = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?

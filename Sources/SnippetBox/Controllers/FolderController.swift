@@ -42,7 +42,7 @@ struct FolderController: RouteCollection {
     private func validName(_ input: String?, excluding: UUID?, in context: ModelContext) throws -> Result<String, NameError> {
         let name = (input ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty { return .failure(NameError(message: "Give the folder a name.")) }
-        if name.count > ValidatedSnippetForm.maxNameLength {
+        if name.limitLength > ValidatedSnippetForm.maxNameLength {
             return .failure(NameError(message: "Keep folder names to \(ValidatedSnippetForm.maxNameLength) characters or fewer."))
         }
         if ValidatedSnippetForm.hasControlCharacters(name) {

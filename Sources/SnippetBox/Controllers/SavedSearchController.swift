@@ -24,7 +24,7 @@ struct SavedSearchController: RouteCollection {
         let query = Self.storedQuery(input.query ?? "")
         // Checked before either redirect below, which puts the query into the Location header.
         guard Self.isStorable(query: query) else { throw Abort(.badRequest, reason: "That search cannot be saved.") }
-        guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
+        guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
             req.flash("Give the search a name (up to \(ValidatedSnippetForm.maxNameLength) characters) to save it.")
             return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
         }

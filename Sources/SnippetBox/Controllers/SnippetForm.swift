@@ -53,7 +53,7 @@ struct ValidatedSnippetForm: Sendable {
 
         if values.title.isEmpty {
             errors["title"] = "Give the snippet a title."
-        } else if values.title.count > Self.maxTitleLength {
+        } else if values.title.limitLength > Self.maxTitleLength {
             errors["title"] = "Keep the title to \(Self.maxTitleLength) characters or fewer."
         } else if Self.hasControlCharacters(values.title) {
             // The edit form's title is one line, which browsers keep without its line breaks: a title
@@ -68,22 +68,22 @@ struct ValidatedSnippetForm: Sendable {
         if !values.folder.isEmpty && UUID(uuidString: values.folder) == nil {
             errors["folder"] = "Choose a folder from the list."
         }
-        if values.newFolder.count > Self.maxNameLength {
+        if values.newFolder.limitLength > Self.maxNameLength {
             errors["newFolder"] = "Keep folder names to \(Self.maxNameLength) characters or fewer."
         } else if Self.hasControlCharacters(values.newFolder) {
             errors["newFolder"] = Self.controlCharacterMessage
         }
         newTagNames = values.newTags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
-        if let long = newTagNames.first(where: { $0.count > Self.maxNameLength }) {
+        if let long = newTagNames.first(where: { $0.limitLength > Self.maxNameLength }) {
             errors["newTags"] = "Tag names must be \(Self.maxNameLength) characters or fewer (“\(long.prefix(20))…” is not)."
         } else if newTagNames.contains(where: Self.hasControlCharacters) {
             errors["newTags"] = Self.controlCharacterMessage
         }
-        if values.code.count > Self.maxCodeCharacters {
+        if values.code.limitLength > Self.maxCodeCharacters {
             errors["code"] = "The code is longer than \(Self.maxCodeCharacters) characters."
         }
-        if values.notes.count > Self.maxNotesCharacters {
+        if values.notes.limitLength > Self.maxNotesCharacters {
             errors["notes"] = "The notes are longer than \(Self.maxNotesCharacters) characters."
         }
         for (field, text) in [("title", values.title), ("code", values.code), ("notes", values.notes)] where text.contains("\0") {
@@ -197,4 +197,12 @@ struct ValidatedSnippetForm: Sendable {
         default: " \(count) tags you checked are no longer in your library (deleted meanwhile?), so the snippet does not have them."
         }
     }
+}
+
+extension String {
+    /// The length the forms' limits count: Unicode scalars, not characters. A character may hold any
+    /// number of combining marks, so a "1-character" title of 40,000 accents (80 KB) passed the
+    /// 200-character limit, and its ZIP entry name trapped ZIPFoundation (over 64 KB); a note of a
+    /// million marks was "1 character" long and took seconds to save and to show.
+    var limitLength: Int { unicodeScalars.count }
 }

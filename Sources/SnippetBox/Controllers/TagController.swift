@@ -48,7 +48,7 @@ struct TagController: RouteCollection {
     private func validated(_ input: TagInput, excluding: UUID?, in context: ModelContext) throws -> Result<(String, ColorData), Problem> {
         let name = (input.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty { return .failure(Problem(message: "Give the tag a name.")) }
-        if name.count > ValidatedSnippetForm.maxNameLength {
+        if name.limitLength > ValidatedSnippetForm.maxNameLength {
             return .failure(Problem(message: "Keep tag names to \(ValidatedSnippetForm.maxNameLength) characters or fewer."))
         }
         if name.contains(",") { return .failure(Problem(message: "Tag names cannot contain commas.")) }

@@ -47,9 +47,20 @@ enum FolderArchive {
         let cleaned = String(text.unicodeScalars.map { scalar -> Character in
             scalar.properties.generalCategory == .control || "/\\:*?\"<>|".unicodeScalars.contains(scalar) ? "-" : Character(scalar)
         }).trimmingCharacters(in: .whitespaces)
-        let trimmed = String(cleaned.drop { $0 == "." }.prefix(80))
+        // At most 80 characters and 120 bytes of UTF-8: a ZIP entry's name is at most 65,535 bytes
+        // (ZIPFoundation traps beyond), and one character may be any number of bytes long.
+        var trimmed = ""
+        var bytes = 0
+        for scalar in cleaned.drop(while: { $0 == "." }).unicodeScalars {
+            bytes += scalar.utf8.count
+            guard bytes <= maximumNameBytes else { break }
+            trimmed.unicodeScalars.append(scalar)
+        }
+        trimmed = String(trimmed.prefix(80))
         return trimmed.isEmpty ? "untitled" : trimmed
     }
+
+    static let maximumNameBytes = 120
 
     /// A snippet's file paths, made by `paths` from `stem`, or `stem (2)`, `stem (3)`… so that none is
     /// a path already written: two snippets with one title keep both files. Every path is checked, not

@@ -196,7 +196,7 @@ struct LibraryImporter {
         var foldersByID = Dictionary(existingFolders.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         for record in export.folders {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
+            guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
                 report.skipped.append("folder “\(record.name.prefix(40))”: not a valid folder name")
                 continue
             }
@@ -221,7 +221,7 @@ struct LibraryImporter {
         var tagsByID = Dictionary(existingTags.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         for record in export.tags {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength, !name.contains(","),
+            guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength, !name.contains(","),
                   !ValidatedSnippetForm.hasControlCharacters(name), let color = ColorData(hex: record.color) else {
                 report.skipped.append("tag “\(record.name.prefix(40))”: not a valid tag")
                 continue
@@ -285,7 +285,7 @@ struct LibraryImporter {
         for record in export.savedSearches {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             let query = SavedSearchController.storedQuery(record.query)
-            guard !name.isEmpty, name.count <= ValidatedSnippetForm.maxNameLength,
+            guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength,
                   !ValidatedSnippetForm.hasControlCharacters(name), SavedSearchController.isStorable(query: query),
                   Formatting.storableDates.contains(record.createdAt) else {
                 report.skipped.append("saved search “\(record.name.prefix(40))”: not valid")
@@ -320,10 +320,10 @@ struct LibraryImporter {
     /// The same checks as the snippet form, so that an import cannot store what the form refuses.
     private func problem(with record: LibraryExport.SnippetRecord) -> String? {
         let title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        if title.isEmpty || title.count > ValidatedSnippetForm.maxTitleLength { return "the title is empty or too long" }
+        if title.isEmpty || title.limitLength > ValidatedSnippetForm.maxTitleLength { return "the title is empty or too long" }
         if ValidatedSnippetForm.hasControlCharacters(title) { return "the title is not one line of text" }
         if CodingLanguage(rawValue: record.language) == nil { return "unknown language “\(record.language.prefix(30))”" }
-        if record.code.count > ValidatedSnippetForm.maxCodeCharacters || record.notes.count > ValidatedSnippetForm.maxNotesCharacters {
+        if record.code.limitLength > ValidatedSnippetForm.maxCodeCharacters || record.notes.limitLength > ValidatedSnippetForm.maxNotesCharacters {
             return "the code or notes are too long"
         }
         if [record.title, record.code, record.notes].contains(where: { $0.contains("\0") }) { return "it contains a NUL character" }
