@@ -33,6 +33,21 @@ final class SessionTests: AppTestCase {
     private func loggedIn() -> SessionData { SessionData(initialData: ["account": UUID().uuidString, "csrf": "token"]) }
     private func anonymous() -> SessionData { SessionData(initialData: ["csrf": "token"]) }
 
+    /// A request that read its session before a logout wrote it back afterwards and made it again.
+    func testADeletedSessionIsNotMadeAgainByAnUpdate() {
+        let sessions = ExpiringMemorySessions(capacity: 100)
+        let id = sessions.create(loggedIn())
+        let copyOfASlowRequest = sessions.read(id)
+        sessions.delete(id)
+        sessions.update(id, to: copyOfASlowRequest ?? loggedIn())
+        XCTAssertNil(sessions.read(id), "logged out stays logged out")
+        XCTAssertEqual(sessions.count, 0)
+        // A session still kept is updated as before.
+        let kept = sessions.create(anonymous())
+        sessions.update(kept, to: loggedIn())
+        XCTAssertNotNil(sessions.read(kept)?["account"])
+    }
+
     func testIdleSessionsExpire() {
         let clock = TestClock()
         let sessions = ExpiringMemorySessions(capacity: 100, clock: { clock.now })

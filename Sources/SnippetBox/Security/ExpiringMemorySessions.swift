@@ -58,10 +58,15 @@ final class ExpiringMemorySessions: SessionDriver, Sendable {
         }
     }
 
+    /// Updates a session that is still kept, and only such a one. Vapor writes a request's copy of its
+    /// session back when the request ends: a request that began before a logout wrote the session
+    /// back after it and made it again, so the logged-out cookie was signed in once more (fifth bug
+    /// hunt). A session deleted, expired or dropped stays gone; its request's answer still names the
+    /// id, which now leads nowhere.
     func update(_ id: SessionID, to data: SessionData) {
         let now = clock()
         entries.withLockedValue { entries in
-            if entries[id] == nil, entries.count >= capacity { makeRoom(in: &entries, at: now) }
+            guard entries[id] != nil else { return }
             entries[id] = Entry(data: data, lastUsed: now)
         }
     }
