@@ -15,19 +15,24 @@ func routes(_ app: Application, settings: AppSettings) throws {
     // Sessions on pages only: a stylesheet fetched beside a page must not write back a stale copy of
     // the session the page is changing.
     let forms = TextInputMiddleware(maxMultipartBytes: SnippetController.uploadLimit(settings).value)
-    let checked = root.grouped(app.sessions.middleware, forms, CSRFMiddleware())
+    let sessionCookieEnding = SessionCookieEnding(
+        cookieName: app.sessions.configuration.cookieName, path: settings.basePath.isEmpty ? "/" : settings.basePath,
+        isSecure: settings.secureCookies)
+    let checked = root.grouped(sessionCookieEnding, app.sessions.middleware, forms, CSRFMiddleware())
     accounts.bootPublic(routes: checked)
 
-    let signedIn = root.grouped(app.sessions.middleware, RequireAccountMiddleware(basePath: settings.basePath))
+    let signedIn = root.grouped(sessionCookieEnding, app.sessions.middleware, RequireAccountMiddleware(basePath: settings.basePath))
     let library = signedIn.grouped(forms, CSRFMiddleware())
     let imports = signedIn.grouped(TextInputMiddleware(maxMultipartBytes: DataController.importLimit.value), CSRFMiddleware())
     library.get { req in req.redirect(to: "\(settings.basePath)/snippets") }
     library.post("examples") { req async throws -> Response in
-        try await req.store.write { context in
-            guard try context.fetchCount(FetchDescriptor<Snippet>()) == 0 else { return }
+        let added = try await req.store.write { context -> Bool in
+            guard try context.fetchCount(FetchDescriptor<Snippet>()) == 0 else { return false }
             try ExampleSnippets.insert(into: context)
+            return true
         }
-        req.flash("Added a few example snippets.")
+        // A second click, or the button in another tab, adds nothing: it said it had.
+        req.flash(added ? "Added a few example snippets." : "The library is not empty, so no examples were added.")
         return req.redirect(to: "\(settings.basePath)/snippets")
     }
     accounts.bootProtected(routes: library)

@@ -106,6 +106,22 @@ final class BadInputAndTrashTests: AppTestCase {
         XCTAssertEqual(try snippetCount(), 1)
     }
 
+    /// The form came back without the attached image and without a word: saved after fixing the
+    /// title, the snippet had no image.
+    func testAFormSentBackSaysToChooseTheImageAgain() async throws {
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "", code: "kept", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .unprocessableEntity)
+            XCTAssertTrue(response.body.string.contains("Choose the image again"), response.body.string)
+        })
+        try await send(.POST, "/snippets", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "", code: "kept"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertFalse(response.body.string.contains("Choose the image again"), "no image, nothing to choose again")
+        })
+    }
+
     func testATitleIsOneLine() async throws {
         for title in ["line\nbreak", "ctrl\u{1}\u{7}bell", "tab\there"] {
             try await send(.POST, "/snippets", beforeRequest: { req async throws in
@@ -209,6 +225,17 @@ final class BadInputAndTrashTests: AppTestCase {
             try await send(.GET, path) { response async throws in
                 XCTAssertEqual(response.status, .notFound, path)
                 XCTAssertFalse(response.body.string.contains("swift-tools-version"), path)
+            }
+        }
+    }
+
+    /// A NUL ended the path for the file system but not for the content type: the script was served
+    /// as HTML, SVG or a stylesheet as script, whatever the name added after the NUL said.
+    func testAStaticPathWithANULIsNotFound() async throws {
+        _ = try await page("/static/js/app.js")
+        for path in ["/static/js/app.js%00.html", "/static/css/app.css%00.js", "/static/js/app.js%0A.svg"] {
+            try await send(.GET, path) { response async throws in
+                XCTAssertEqual(response.status, .notFound, path)
             }
         }
     }

@@ -30,6 +30,10 @@ final class SnippetRoutesTests: AppTestCase {
 
         try await send(.POST, "/examples")
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>()) }, 4, "examples go only into an empty store")
+        // And a second click says so, rather than that it added them.
+        let after = try await page("/snippets")
+        XCTAssertFalse(after.contains("Added a few example snippets."), "nothing was added")
+        XCTAssertTrue(after.contains("The library is not empty, so no examples were added."))
     }
 
     func testCreatingASnippetWithEverything() async throws {
@@ -315,6 +319,20 @@ final class BasePathTests: AppTestCase {
         XCTAssertTrue(body.contains("action=\"/box/snippets/\(id)/favorite"))
         _ = try await page("/box/static/js/app.js")
         _ = try await page("/snippets", status: .notFound)
+    }
+
+    /// The cookie that ended a session had path `/`, so under `/box` the browser kept the session
+    /// cookie (path `/box`) after logging out.
+    func testLoggingOutClearsTheCookieItsLoginSet() async throws {
+        var cleared = ""
+        try await send(.POST, "/box/logout") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+            cleared = response.headers[.setCookie].first { $0.hasPrefix("snippetbox-session=") } ?? ""
+        }
+        let attributes = cleared.lowercased().split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertTrue(attributes.contains("path=/box"), cleared)
+        XCTAssertTrue(attributes.contains("httponly"), cleared)
+        XCTAssertTrue(attributes.contains { $0.hasPrefix("expires=thu, 01 jan 1970") }, cleared)
     }
 }
 

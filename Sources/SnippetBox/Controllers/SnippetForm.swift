@@ -99,6 +99,11 @@ struct ValidatedSnippetForm: Sendable {
                 errors["image"] = "Only PNG, JPEG, GIF and WebP images can be attached; this file is none of those."
             }
         }
+        // A form sent back cannot keep a file (the browser empties the file input), and a save after
+        // fixing the title stored no image without a word (fifth bug hunt).
+        if image != nil, !errors.isEmpty {
+            errors["image"] = "Choose the image again: a form sent back with a problem does not keep its file."
+        }
     }
 
     var isValid: Bool { errors.isEmpty }
