@@ -171,6 +171,19 @@ final class MarkdownAndImageTests: XCTestCase {
         XCTAssertEqual(renderer.render("   "), "")
     }
 
+    /// Raw HTML in a note left an element open, which then spread over the page after the notes:
+    /// the screenshot became a link to the other site, or sat in the note's table.
+    func testEveryElementANoteOpensIsClosedWithinIt() {
+        let sanitizer = HTMLSanitizer()
+        XCTAssertEqual(sanitizer.sanitize(#"<p>See <a href="https://example.com/">this</p>"#),
+                       #"<p>See <a href="https://example.com/" rel="nofollow noopener noreferrer">this</a></p>"#)
+        XCTAssertEqual(sanitizer.sanitize("<p>cell <table><tr><td>x</p>"), "<p>cell <table><tr><td>x</td></tr></table></p>")
+        XCTAssertEqual(sanitizer.sanitize("<p>a</em> b<br> c</p></strong>"), "<p>a b<br> c</p>", "a closing tag that closes nothing is dropped")
+        XCTAssertEqual(sanitizer.sanitize("<ul><li>one<li>two</ul>"), "<ul><li>one<li>two</li></li></ul>")
+        let rendered = MarkdownRenderer().render(#"See <a href="https://example.com/">this"#)
+        XCTAssertTrue(rendered.hasSuffix("</a></p>"), rendered)
+    }
+
     func testImagesAreRecognisedByTheirBytes() {
         XCTAssertEqual(ImageKind(sniffing: tinyPNG), .png)
         XCTAssertEqual(ImageKind(sniffing: Data([0xFF, 0xD8, 0xFF, 0xE0])), .jpeg)

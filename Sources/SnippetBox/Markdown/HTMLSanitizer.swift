@@ -14,16 +14,33 @@ struct HTMLSanitizer: Sendable {
         "a": ["href", "title"], "img": ["src", "alt", "title"], "code": ["class"], "ol": ["start"],
     ]
 
+    /// Elements that have no closing tag.
+    static let voidTags: Set<String> = ["br", "hr", "img"]
+
+    /// Every element kept is closed, in order, within the note: raw HTML in Markdown may leave one
+    /// open (`<a href="…">this`), which then spread over the rest of the page after the notes (the
+    /// screenshot became a link to the other site; fifth bug hunt). A closing tag closes what was
+    /// opened after its element; one that closes nothing open is dropped; what is still open at the
+    /// end is closed there.
     func sanitize(_ html: String) -> String {
         var output = ""
         output.reserveCapacity(html.utf8.count)
+        var open: [String] = []
         var index = html.startIndex
         while index < html.endIndex {
             let character = html[index]
             if character == "<", let end = html[index...].firstIndex(of: ">") {
                 let tag = String(html[html.index(after: index)..<end])
                 if let rebuilt = rebuild(tag) {
-                    output += rebuilt
+                    if rebuilt.isClosing {
+                        if let position = open.lastIndex(of: rebuilt.name) {
+                            for name in open[position...].reversed() { output += "</\(name)>" }
+                            open.removeSubrange(position...)
+                        }
+                    } else {
+                        output += rebuilt.html
+                        if !rebuilt.isSelfClosing, !Self.voidTags.contains(rebuilt.name) { open.append(rebuilt.name) }
+                    }
                 } else {
                     output += escape(String(html[index...end]))
                 }
@@ -39,11 +56,12 @@ struct HTMLSanitizer: Sendable {
                 index = html.index(after: index)
             }
         }
+        for name in open.reversed() { output += "</\(name)>" }
         return output
     }
 
     /// The tag written back from its parsed name and allowed attributes, or nil if it is not allowed.
-    private func rebuild(_ inner: String) -> String? {
+    private func rebuild(_ inner: String) -> (html: String, name: String, isClosing: Bool, isSelfClosing: Bool)? {
         var text = Substring(inner)
         let isClosing = text.hasPrefix("/")
         if isClosing { text = text.dropFirst() }
@@ -51,7 +69,7 @@ struct HTMLSanitizer: Sendable {
         if isSelfClosing { text = text.dropLast() }
         let name = String(text.prefix { $0.isLetter || $0.isNumber }).lowercased()
         guard !name.isEmpty, Self.allowedTags.contains(name) else { return nil }
-        if isClosing { return "</\(name)>" }
+        if isClosing { return ("</\(name)>", name, true, false) }
         var attributes = ""
         for (key, value) in parseAttributes(text.dropFirst(name.count)) {
             guard Self.allowedAttributes[name]?.contains(key) == true else { continue }
@@ -59,7 +77,7 @@ struct HTMLSanitizer: Sendable {
             attributes += " \(key)=\"\(escape(value))\""
         }
         if name == "a" { attributes += " rel=\"nofollow noopener noreferrer\"" }
-        return "<\(name)\(attributes)\(isSelfClosing ? "/" : "")>"
+        return ("<\(name)\(attributes)\(isSelfClosing ? "/" : "")>", name, false, isSelfClosing)
     }
 
     private func parseAttributes(_ text: Substring) -> [(String, String)] {
