@@ -39,7 +39,7 @@ public func configure(_ app: Application, settings: AppSettings) throws {
 
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
-    app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
+    app.middleware.use(RequestLogging(level: .info))
     app.middleware.use(ErrorPageMiddleware(basePath: settings.basePath))
     app.middleware.use(URLLengthLimitMiddleware())
 

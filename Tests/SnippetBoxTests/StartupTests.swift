@@ -80,12 +80,34 @@ final class StartupTests: XCTestCase {
     }
 }
 
-/// Keeps the messages logged at warning level and above.
+final class RequestLoggingTests: XCTestCase {
+    /// Vapor's request log wrote the decoded path: `%0A` in a URL broke the line, and a request could
+    /// add lines of its own making to the log.
+    func testARequestIsLoggedOnOneLine() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snippetbox-log-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let app = try await Application.make(.testing)
+        let log = LogMessages(level: .info)
+        app.logger = Logger(label: "test") { _ in log }
+        try configure(app, settings: AppSettings(dataDirectory: folder, passwordHashCost: 4))
+        try await app.test(.GET, "/static/js/app.js%0A2026-12-01T00:00:00+0000%20error%20forged%00", afterResponse: { _ async in })
+        let lines = log.messages.filter { $0.contains("forged") }
+        XCTAssertEqual(lines, ["GET /static/js/app.js%0A2026-12-01T00:00:00+0000%20error%20forged%00"])
+        XCTAssertEqual(RequestLogging.loggedPath("/a\r\nb"), "/a%0D%0Ab")
+        try await app.asyncShutdown()
+    }
+}
+
+/// Keeps the messages logged at `logLevel` (warning unless told) and above.
 private final class LogMessages: LogHandler, @unchecked Sendable {
     private let kept = NIOLockedValueBox<[String]>([])
     var messages: [String] { kept.withLockedValue { $0 } }
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .warning
+    var logLevel: Logger.Level
+
+    init(level: Logger.Level = .warning) {
+        logLevel = level
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
