@@ -180,6 +180,9 @@ final class MarkdownAndImageTests: XCTestCase {
         XCTAssertEqual(sanitizer.sanitize("<p>cell <table><tr><td>x</p>"), "<p>cell <table><tr><td>x</td></tr></table></p>")
         XCTAssertEqual(sanitizer.sanitize("<p>a</em> b<br> c</p></strong>"), "<p>a b<br> c</p>", "a closing tag that closes nothing is dropped")
         XCTAssertEqual(sanitizer.sanitize("<ul><li>one<li>two</ul>"), "<ul><li>one<li>two</li></li></ul>")
+        // Many stray closing tags after many open ones are dropped one by one, not searched for.
+        let stray = sanitizer.sanitize(String(repeating: "<em>", count: 20_000) + String(repeating: "</strong>", count: 20_000))
+        XCTAssertEqual(stray, String(repeating: "<em>", count: 20_000) + String(repeating: "</em>", count: 20_000))
         let rendered = MarkdownRenderer().render(#"See <a href="https://example.com/">this"#)
         XCTAssertTrue(rendered.hasSuffix("</a></p>"), rendered)
     }

@@ -26,6 +26,9 @@ struct HTMLSanitizer: Sendable {
         var output = ""
         output.reserveCapacity(html.utf8.count)
         var open: [String] = []
+        // How many of each element are open: a closing tag of one not open is dropped at once, not
+        // after a search of the stack (thousands of stray closing tags made that quadratic).
+        var openCounts: [String: Int] = [:]
         var index = html.startIndex
         while index < html.endIndex {
             let character = html[index]
@@ -33,13 +36,19 @@ struct HTMLSanitizer: Sendable {
                 let tag = String(html[html.index(after: index)..<end])
                 if let rebuilt = rebuild(tag) {
                     if rebuilt.isClosing {
-                        if let position = open.lastIndex(of: rebuilt.name) {
-                            for name in open[position...].reversed() { output += "</\(name)>" }
-                            open.removeSubrange(position...)
+                        if openCounts[rebuilt.name, default: 0] > 0 {
+                            while let name = open.popLast() {
+                                output += "</\(name)>"
+                                openCounts[name, default: 1] -= 1
+                                if name == rebuilt.name { break }
+                            }
                         }
                     } else {
                         output += rebuilt.html
-                        if !rebuilt.isSelfClosing, !Self.voidTags.contains(rebuilt.name) { open.append(rebuilt.name) }
+                        if !rebuilt.isSelfClosing, !Self.voidTags.contains(rebuilt.name) {
+                            open.append(rebuilt.name)
+                            openCounts[rebuilt.name, default: 0] += 1
+                        }
                     }
                 } else {
                     output += escape(String(html[index...end]))
