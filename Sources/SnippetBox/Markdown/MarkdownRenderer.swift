@@ -48,21 +48,8 @@ struct MarkdownRenderer: Sendable {
             .filter { !$0.isEmpty }
         return paragraphs.map { paragraph in
             "<p>" + paragraph.split(separator: "\n", omittingEmptySubsequences: false)
-                .map(escaped).joined(separator: "<br>") + "</p>"
+                .map { MarkedText.html(plain: String($0)) }.joined(separator: "<br>") + "</p>"
         }.joined(separator: "\n")
-    }
-
-    private static func escaped(_ text: Substring) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if HTMLEscaping.needsEscaping(byte) {
-                HTMLEscaping.reference(for: byte).withUTF8Buffer { bytes.append(contentsOf: $0) }
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `markdown` rewritten where Ink 0.6.0 would crash or never return, rendering as it would have
