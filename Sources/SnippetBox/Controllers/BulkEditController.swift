@@ -75,7 +75,8 @@ struct BulkEditController: RouteCollection {
 
     @Sendable func apply(req: Request) async throws -> Response {
         let input = try req.content.decode(BulkInput.self)
-        let back = "\(settings.basePath)/snippets\(ListQuery(query: req.query).queryString())"
+        let listQuery = ListQuery(query: req.query).queryString()
+        let back = "\(settings.basePath)/snippets\(listQuery)"
         guard let action = Action(input.action ?? "") else {
             throw Abort(.badRequest, reason: "Choose what to do with the checked snippets.")
         }
@@ -86,7 +87,7 @@ struct BulkEditController: RouteCollection {
         let ids = Array(Set(given.compactMap(UUID.init(uuidString:))))
         guard !ids.isEmpty else {
             req.flash("Check the snippets to change first, then choose what to do with them.")
-            return req.redirect(to: "\(settings.basePath)/snippets/select\(ListQuery(query: req.query).queryString())")
+            return req.redirect(to: "\(settings.basePath)/snippets/select\(listQuery)")
         }
         let outcome = try await req.store.write { context in try Self.apply(action, to: ids, in: context) }
         req.flash(outcome)
