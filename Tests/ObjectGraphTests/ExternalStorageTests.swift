@@ -181,6 +181,52 @@ final class ExternalStorageTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Photo>()), 1, "the row is kept")
     }
 
+    /// A write needs no external file it does not change. Setting any property read every file of
+    /// the model first, so a model whose file was gone (a backup restored without it) could not be
+    /// saved again at all, not even to clear that value; and renaming a photo read its image.
+    func testAModelWhoseFileIsGoneCanBeChangedAndItsValueCleared() throws {
+        let (container, file) = try savedPhoto(bytes(300_000))
+        try FileManager.default.removeItem(at: file)
+
+        let renaming = ModelContext(container)
+        try XCTUnwrap(try renaming.fetch(FetchDescriptor<Photo>()).first).caption = "renamed"
+        try renaming.save()
+        XCTAssertEqual(try container.checkIntegrity().missingExternalFiles, [file.lastPathComponent],
+                       "the row still names its file: nothing said the value changed")
+
+        let clearing = ModelContext(container)
+        try XCTUnwrap(try clearing.fetch(FetchDescriptor<Photo>()).first).image = nil
+        try clearing.save()
+        XCTAssertTrue(try container.checkIntegrity().isOK)
+        let photo = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Photo>()).first)
+        XCTAssertEqual(photo.caption, "renamed")
+        XCTAssertNil(photo.image)
+
+        // A file still there is read when its property is, after a write of another one.
+        let inserting = ModelContext(container)
+        inserting.insert(Photo(caption: "big", image: bytes(300_000, seed: 3)))
+        try inserting.save()
+        let context = ModelContext(container)
+        let kept = try XCTUnwrap(try context.fetch(FetchDescriptor<Photo>(predicate: #Predicate { $0.caption == "big" })).first)
+        kept.caption = "changed first"
+        XCTAssertEqual(kept.image, bytes(300_000, seed: 3))
+        context.rollback()
+        XCTAssertEqual(kept.caption, "big")
+        XCTAssertEqual(kept.image, bytes(300_000, seed: 3))
+        // A value replaced unread comes back from its file after a rollback.
+        let replacing = ModelContext(container)
+        let replaced = try XCTUnwrap(try replacing.fetch(FetchDescriptor<Photo>(predicate: #Predicate { $0.caption == "big" })).first)
+        replaced.image = nil
+        XCTAssertTrue(replacing.hasChanges)
+        replacing.rollback()
+        XCTAssertEqual(replaced.image, bytes(300_000, seed: 3))
+        replaced.image = Data([1, 2, 3])
+        try replacing.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Photo>(predicate: #Predicate { $0.caption == "big" })).first?.image,
+                       Data([1, 2, 3]))
+        XCTAssertTrue(try container.checkIntegrity().isOK, "the replaced file was retired")
+    }
+
     /// A property read cannot throw, and a `Data` that is not optional has no nil to read as: a missing
     /// file stopped the process ("read before it was given a value"). It reads as empty now, and the
     /// next save says why, as for an optional.

@@ -335,6 +335,14 @@ public final class ModelContext: Equatable {
             let storage = model.storage
             guard let row = storage.committedRow else { continue }
             for slot in storage.layout.columnSlots where !storage.unloadedSlots.contains(slot.index) {
+                if storage.committedExternalFiles[slot.index] != nil,
+                   ExternalStorage.referencedFileName(in: row[slot.index]) != nil {
+                    // Replaced before its file was read: the committed value is the file's name, to
+                    // be read again when the property is.
+                    storage.values[slot.index] = UnloadedValue()
+                    storage.unloadedSlots.insert(slot.index)
+                    continue
+                }
                 if let codec = slot.codec, let value = try? codec.decode(row[slot.index]) {
                     storage.values[slot.index] = value
                 }

@@ -305,25 +305,30 @@ class ModelStorage {
     func value(at index: Int) -> Any { values[index] }
 
     func setValue(_ value: Any, at index: Int) {
-        if !unloadedSlots.isEmpty { loadUnloadedColumns() }
+        if !unloadedSlots.isEmpty {
+            loadUnloadedColumns()
+            // An external file not read yet is replaced unread: the save retires it by its name.
+            unloadedSlots.remove(index)
+        }
         values[index] = value
         context?.storageDidChange(self)
     }
 
     /// Reads columns the fetch left out. An external file the fetched row named is read by that name,
-    /// alone, when its own property is read (`index`). Other columns (`propertiesToFetch`) are read
-    /// all at once, from the row as it is now, the first time one of them is needed; `index` nil reads
-    /// everything, as a write does before it changes the model.
+    /// alone, when its own property is read (`index`), and never for a write: the save keeps an
+    /// unread file's name, so a write needs no file it does not change (it read every one, so a
+    /// model whose file was gone could not be saved again, not even to clear that value). Other
+    /// columns (`propertiesToFetch`) are read all at once, from the row as it is now, the first time
+    /// one of them is needed or, `index` nil, before a write changes the model.
     func loadUnloadedColumns(for index: Int? = nil) {
         guard !unloadedSlots.isEmpty, let store, let primaryKey else { return }
         let wanted: Set<Int>
         if let index, isUnreadExternalFile(index) {
             wanted = [index]
-        } else if index != nil {
-            wanted = unloadedSlots.filter { !isUnreadExternalFile($0) }
         } else {
-            wanted = unloadedSlots
+            wanted = unloadedSlots.filter { !isUnreadExternalFile($0) }
         }
+        guard !wanted.isEmpty else { return }
         do {
             var committed = committedRow ?? [DatabaseValue](repeating: .null, count: layout.slots.count)
             let rowNeeded = wanted.contains { !isUnreadExternalFile($0) }
