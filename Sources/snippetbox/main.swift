@@ -32,8 +32,10 @@ let help = """
                                    serve the app; settings come from the environment (HOST, PORT,
                                    DATA_DIR, BASE_PATH, ...: see the README's Configuration)
            snippetbox seed N       fill the first library with N demo snippets
-           snippetbox check        check every store in DATA_DIR and its image files; exits 1 if
-                                   anything is wrong
+           snippetbox check [--repair]
+                                   check every store in DATA_DIR and its image files; exits 1 if
+                                   anything is wrong. --repair removes from their snippets the
+                                   images whose files are gone
            snippetbox backup       write a backup archive of DATA_DIR into DATA_DIR/backups (safe
                                    while the server runs)
            snippetbox restore ARCHIVE
@@ -80,8 +82,8 @@ do {
         print("Filled \(settings.storeURL.path) with \(count) snippets in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")
         exit(0)
     case "check":
-        guard arguments.count == 1 else { exitWithUsage("check") }
-        let healthy = try Maintenance.check(settings) { line in print(line) }
+        guard arguments.count == 1 || arguments.dropFirst() == ["--repair"] else { exitWithUsage("check [--repair]") }
+        let healthy = try Maintenance.check(settings, repair: arguments.count == 2) { line in print(line) }
         exit(healthy ? 0 : 1)
     case "backup":
         guard arguments.count == 1 else { exitWithUsage("backup") }

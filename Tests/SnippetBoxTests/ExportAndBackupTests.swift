@@ -449,6 +449,65 @@ final class ExportAndBackupTests: AppTestCase {
         }
     }
 
+    /// A library restored from a backup that lacked image files (or whose files were lost) could not
+    /// be exported at all, and nothing but a file put back made it whole: the snippet's edit form
+    /// and `snippetbox check --repair` now take away an image whose file is gone.
+    func testAnImageWhoseFileIsGoneCanBeTakenAway() async throws {
+        let first = try await createSnippet(SnippetUpload(
+            title: "First image", code: "one", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "a.png")))
+        let second = try await createSnippet(SnippetUpload(
+            title: "Second image", code: "two", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_001)), filename: "b.png")))
+        _ = try await createSnippet(SnippetUpload(title: "No image", code: "three"))
+        let external = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }
+            .filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") && !$0.lastPathComponent.hasPrefix(".") } ?? []
+        XCTAssertEqual(external.count, 2, "images this large are files of their own")
+        for file in external { try FileManager.default.removeItem(at: file) }
+
+        try await send(.GET, "/data/export.json") { response async throws in
+            XCTAssertEqual(response.status, .internalServerError)
+            XCTAssertTrue(response.body.string.contains("the image of “First image” (and of “Second image”) cannot be read"), response.body.string)
+            XCTAssertTrue(response.body.string.contains("Remove the image in the snippet&#39;s edit form")
+                || response.body.string.contains("Remove the image in the snippet's edit form"), response.body.string)
+        }
+        // Its other values still change (any change read the file, and failed, before).
+        try await send(.POST, "/snippets/\(second)/favorite") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        }
+        // The edit form takes the first away.
+        let editForm = try await page("/snippets/\(first)/edit")
+        XCTAssertTrue(editForm.contains("value=\"First image\""))
+        try await send(.POST, "/snippets/\(first)", beforeRequest: { req async throws in
+            try req.content.encode(SnippetUpload(title: "First image", code: "one", removeImage: "1"), as: .formData)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+        try await send(.GET, "/data/export.json") { response async throws in
+            XCTAssertTrue(response.body.string.contains("the image of “Second image” cannot be read"), response.body.string)
+        }
+
+        var lines: [String] = []
+        XCTAssertFalse(try Maintenance.check(settings) { lines.append($0) }, "\(lines)")
+        XCTAssertFalse(lines.contains { $0.contains("removed") }, "a check alone changes nothing: \(lines)")
+        lines = []
+        XCTAssertTrue(try Maintenance.check(settings, repair: true) { lines.append($0) }, "\(lines)")
+        XCTAssertEqual(lines.filter { $0.contains("removed the missing image") }.count, 1, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasSuffix(": removed the missing image of “Second image”") }, "\(lines)")
+        lines = []
+        XCTAssertTrue(try Maintenance.check(settings, repair: true) { lines.append($0) }, "\(lines)")
+        XCTAssertFalse(lines.contains { $0.contains("removed") }, "\(lines)")
+
+        let (_, export) = try await download("/data/export.json")
+        let snippets = try comparable(export).snippets
+        XCTAssertEqual(snippets.map(\.title), ["First image", "Second image", "No image"])
+        XCTAssertEqual(snippets.map(\.code), ["one", "two", "three"], "only the images went")
+        XCTAssertEqual(snippets.map(\.isFavorite), [false, true, false])
+        XCTAssertTrue(snippets.allSatisfy { $0.image == nil })
+        try await send(.GET, "/snippets/\(second)/image") { response async throws in
+            XCTAssertEqual(response.status, .notFound)
+        }
+    }
+
     func testABackupRestoresEveryAccountWithImages() async throws {
         try await fillLibrary()
         try await addAccount("second")

@@ -111,6 +111,11 @@ def main():
         finally:
             stop(server, output)
 
+        log("$ snippetbox check --repair (a sound data directory)")
+        status, out, err = run(binary, ["check", "--repair"], data)
+        expect(status == 0 and "accounts.store: ok" in out and "removed" not in out,
+               f"repairs nothing where nothing is wrong, exit 0 (got {status}, {out.strip()!r}, {err.strip()!r})")
+
     return checks.result()
 
 

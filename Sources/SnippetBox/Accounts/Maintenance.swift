@@ -14,16 +14,27 @@ public enum Maintenance {
     /// exists (files no row names are noted, not counted as damage). A store that cannot be opened is
     /// reported and the others are still checked. Returns whether all is well; nothing is created, so a data directory
     /// that does not exist is an error rather than an empty one found healthy.
-    public static func check(_ settings: AppSettings, report: (String) -> Void) throws -> Bool {
+    ///
+    /// With `repair`, a library's snippets whose image file is gone lose the image they name (the
+    /// file cannot come back from this store; a backup that has it can), so that the library exports
+    /// again and its pages stop asking for an image that fails; each is listed.
+    public static func check(_ settings: AppSettings, repair: Bool = false, report: (String) -> Void) throws -> Bool {
         let directory = settings.dataDirectory
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw MaintenanceError(description: "there is no data directory at \(directory.path) to check (DATA_DIR names it)")
         }
         var healthy = true
-        func run(_ name: String, _ open: () throws -> ModelContainer) {
+        func run(_ name: String, isLibrary: Bool = false, _ open: () throws -> ModelContainer) {
             do {
-                let result = try open().checkIntegrity()
+                let container = try open()
+                var result = try container.checkIntegrity()
+                if repair && isLibrary && result.sqliteCheck == ["ok"] && !result.missingExternalFiles.isEmpty {
+                    for title in try forgetMissingImages(in: container) {
+                        report("\(name): removed the missing image of “\(title)”")
+                    }
+                    result = try container.checkIntegrity()
+                }
                 // Files no row names are not damage: run alone, the open above removed them (left by a
                 // crash mid-save); beside a server they are its uploads not yet committed, or files
                 // kept for a read still under way.
@@ -63,13 +74,33 @@ public enum Maintenance {
         let onDisk = ([AppSettings.firstLibraryFileName] + libraryFileNames(in: directory)).filter(exists)
         for name in owned.union(onDisk).sorted() {
             if exists(name) {
-                run(name) { try SnippetStore.openContainer(at: directory.appendingPathComponent(name)) }
+                run(name, isLibrary: true) { try SnippetStore.openContainer(at: directory.appendingPathComponent(name)) }
             } else {
                 // Libraries are made when their account first signs in.
                 report("\(name): not made yet (its account has not signed in)")
             }
         }
         return healthy
+    }
+
+    /// Clears the image of each snippet whose image file cannot be read; returns their titles. The
+    /// snippet is otherwise untouched: no new version, the same date of change.
+    private static func forgetMissingImages(in container: ModelContainer) throws -> [String] {
+        // Found in one context, cleared in another: a context that read a file that is gone refuses
+        // to save (its save says the file cannot be read), and clearing the value reads no file.
+        let finding = ModelContext(container)
+        let gone = try finding.fetch(FetchDescriptor<Snippet>(
+            predicate: #Predicate { $0.imageContentType != nil }, sortBy: [SortDescriptor(\.title)]))
+            .filter { $0.imageData == nil }
+        let clearing = ModelContext(container)
+        for snippet in gone {
+            guard let same = clearing.model(for: snippet.persistentModelID) as? Snippet else { continue }
+            // Set though it reads as nil: the row names the file until it is.
+            same.imageData = nil
+            same.imageContentType = nil
+        }
+        try clearing.save()
+        return gone.map(\.title)
     }
 
     /// The store files in the data directory's `libraries` folder, as paths relative to the directory.

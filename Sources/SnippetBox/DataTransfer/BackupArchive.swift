@@ -58,9 +58,9 @@ enum BackupArchive {
                 ?? SnippetStore.openContainer(at: dataDirectory.appendingPathComponent(library.name))
             let report = try container.backup(to: staging.appendingPathComponent(library.name))
             if !report.missingExternalFiles.isEmpty {
-                warnings.append("\(describe(library)): \(imageFiles(report.missingExternalFiles.count)) its snippets name "
-                    + "could not be found in the data folder, so the backup holds those snippets without their images "
-                    + "(snippetbox check lists the files).")
+                warnings.append(missingImages(
+                    library, report.missingExternalFiles.count, "could not be found in the data folder",
+                    so: "the backup holds those snippets without their images"))
             }
         }
         try FileManager.default.zipItem(at: staging, to: partial, shouldKeepParent: false, compressionMethod: .deflate)
@@ -73,8 +73,11 @@ enum BackupArchive {
         library.owner.map { "\(library.name) (the library of \($0.username))" } ?? library.name
     }
 
-    private static func imageFiles(_ count: Int) -> String {
-        count == 1 ? "1 image file" : "\(count) image files"
+    /// The warning for a library whose rows name `count` image files that are gone, and what to do.
+    private static func missingImages(_ library: AccountStore.LibraryFile, _ count: Int, _ gone: String, so outcome: String) -> String {
+        "\(describe(library)): \(count == 1 ? "1 image file" : "\(count) image files") its snippets name \(gone), so "
+            + "\(outcome) (snippetbox check lists the files; snippetbox check --repair removes those images from "
+            + "their snippets, so that the library exports again)."
     }
 
     /// The backups in `directory`, newest first.
@@ -152,9 +155,10 @@ enum BackupArchive {
             let report = try SnippetStore.openContainer(at: url).checkIntegrity()
             try refuseIfDamaged(library.name, report)
             if !report.missingExternalFiles.isEmpty {
-                warnings.append("\(describe(library)): \(imageFiles(report.missingExternalFiles.count)) its snippets name "
-                    + "\(report.missingExternalFiles.count == 1 ? "is" : "are") not in the archive, so those snippets "
-                    + "are restored without their images (snippetbox check lists the files).")
+                let count = report.missingExternalFiles.count
+                warnings.append(missingImages(
+                    library, count, "\(count == 1 ? "is" : "are") not in the archive",
+                    so: "those snippets are restored without their images"))
             }
         }
         return warnings

@@ -72,19 +72,26 @@ struct LibraryExport: Codable, Equatable, Sendable {
             .map { TagRecord(uuid: $0.uuid, name: $0.name, color: $0.color.hex) }
         var descriptor = FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.title)])
         descriptor.relationshipKeyPathsForPrefetching = [\.folder, \.tags]
+        var imagesGone: [String] = []
         snippets = try context.fetch(descriptor).map { snippet in
+            // Each image file read once: an export holds them all.
+            let imageData = snippet.imageData
             // An image file that cannot be read reads as no image: an export would leave it out unsaid.
-            if snippet.imageContentType != nil && snippet.imageData == nil {
-                throw ExportError(
-                    "the image of “\(snippet.title)” cannot be read from the data folder, so the export stops rather "
-                        + "than leave it out; `snippetbox check` lists what is damaged")
-            }
+            if snippet.imageContentType != nil && imageData == nil { imagesGone.append("“\(snippet.title)”") }
             return SnippetRecord(
                 uuid: snippet.uuid, title: snippet.title, code: snippet.code, notes: snippet.notes,
                 language: snippet.language.rawValue, isFavorite: snippet.isFavorite,
                 createdAt: snippet.createdAt, updatedAt: snippet.updatedAt, deletedAt: snippet.deletedAt,
                 folder: snippet.folder?.uuid, tags: snippet.tags.map(\.uuid).sorted { $0.idString < $1.idString },
-                image: zip(snippet.imageData, snippet.imageContentType).map { ImageRecord(contentType: $1, data: $0) })
+                image: zip(imageData, snippet.imageContentType).map { ImageRecord(contentType: $1, data: $0) })
+        }
+        if let first = imagesGone.first {
+            let others = imagesGone.count == 1 ? "" : " (and of \(imagesGone.dropFirst().prefix(9).joined(separator: ", "))"
+                + (imagesGone.count > 10 ? " and \(imagesGone.count - 10) more" : "") + ")"
+            throw ExportError(
+                "the image of \(first)\(others) cannot be read from the data folder, so the export stops rather than "
+                    + "leave it out. Remove the image in the snippet's edit form (or choose it again), or ask the "
+                    + "administrator to restore its file; `snippetbox check --repair` removes every such image")
         }
         savedSearches = try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.name)]))
             .map { SavedSearchRecord(uuid: $0.uuid, name: $0.name, query: $0.query, createdAt: $0.createdAt) }
