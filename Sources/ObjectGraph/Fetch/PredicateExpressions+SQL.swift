@@ -213,9 +213,15 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
             let (elementSQL, codec) = try translation.value(of: elementTerm, from: element)
             guard let sequence = values as? any Sequence else { throw translation.unsupported(self) }
             let encoded = try sequence.map { try translation.encode($0, with: codec) }
-            if encoded.isEmpty { return .condition(SQLFragment("0")) }
-            let placeholders = Array(repeating: "?", count: encoded.count).joined(separator: ", ")
-            return .condition(SQLFragment("(\(elementSQL.sql) IN (\(placeholders)))", elementSQL.arguments + encoded))
+            // A nil among the values finds the rows without one, as Swift's contains does; SQL's IN
+            // never matches NULL.
+            let values = encoded.filter { !$0.isNull }
+            let nilTest = values.count < encoded.count ? "\(elementSQL.sql) IS NULL" : nil
+            if values.isEmpty { return .condition(nilTest.map { SQLFragment("(\($0))", elementSQL.arguments) } ?? SQLFragment("0")) }
+            let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+            let inList = "\(elementSQL.sql) IN (\(placeholders))"
+            guard let nilTest else { return .condition(SQLFragment("(\(inList))", elementSQL.arguments + values)) }
+            return .condition(SQLFragment("(\(inList) OR \(nilTest))", elementSQL.arguments + values + elementSQL.arguments))
         }
         if let column = translation.storedJSONArray(sequenceTerm, of: LHS.Output.self) {
             // A Codable array stored as JSON: look for the value among its elements.
@@ -241,7 +247,8 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatableExpression 
         guard case .toMany(let reference) = sequenceTerm else {
             throw translation.unsupported(self, detail: "contains(where:) is translated on to-many relationships, arrays and sets")
         }
-        return .condition(try translation.existsQuery(of: reference, condition: (variable.key, test)))
+        return translation.reading(
+            try translation.existsQuery(of: reference, condition: (variable.key, test)), isCondition: true, of: reference)
     }
 }
 
@@ -251,15 +258,15 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatableExpression {
         // fails, as `NegatedTest` counts it.
         let negatedTest = NegatedTest(test: test)
         let sequenceTerm = try translation.term(sequence)
-        let exists: SQLFragment
         if let array = translation.storedJSONArray(sequenceTerm, of: LHS.Output.self) {
-            exists = try translation.anyElement(of: array, variable: variable.key, passes: negatedTest)
-        } else if case .toMany(let reference) = sequenceTerm {
-            exists = try translation.existsQuery(of: reference, condition: (variable.key, negatedTest))
-        } else {
+            let exists = try translation.anyElement(of: array, variable: variable.key, passes: negatedTest)
+            return .condition(SQLFragment("(NOT \(exists.sql))", exists.arguments))
+        }
+        guard case .toMany(let reference) = sequenceTerm else {
             throw translation.unsupported(self, detail: "allSatisfy is translated on to-many relationships, arrays and sets")
         }
-        return .condition(SQLFragment("(NOT \(exists.sql))", exists.arguments))
+        let exists = try translation.existsQuery(of: reference, condition: (variable.key, negatedTest))
+        return translation.reading(SQLFragment("(NOT \(exists.sql))", exists.arguments), isCondition: true, of: reference)
     }
 }
 

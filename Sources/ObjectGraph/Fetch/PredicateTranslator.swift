@@ -152,7 +152,12 @@ final class PredicateTranslation {
         case .value(let fragment, let ownCodec):
             return (fragment, ownCodec)
         case .condition(let fragment):
-            return (fragment, nil)
+            // A `Bool` is true or false, never nil; SQL's test may be NULL where Swift's is false
+            // (`$0.folder?.name == "Work"` for a snippet without a folder), which a WHERE clause reads
+            // as false but a comparison (`… == false`) passed on. A `Bool?` (`$0.folder?.name.contains("x")`)
+            // stays NULL where it is nil.
+            guard Self.isBool(expression) else { return (fragment, nil) }
+            return (SQLFragment("COALESCE(\(fragment.sql), 0)", fragment.arguments), nil)
         case .constant(let constant):
             return (SQLFragment("?", [try encode(constant, with: codec)]), codec)
         case .identifier(let key, _):
@@ -162,6 +167,13 @@ final class PredicateTranslation {
         case .toMany:
             throw unsupported(expression)
         }
+    }
+
+    /// Whether a predicate expression's Swift value is a `Bool`, not a `Bool?`.
+    static func isBool(_ expression: Any) -> Bool {
+        guard let expression = expression as? any PredicateExpression else { return false }
+        func output<Expression: PredicateExpression>(of _: Expression) -> Any.Type { Expression.Output.self }
+        return output(of: expression) == Bool.self
     }
 
     /// Encodes a captured value for comparison with a column: with the column's codec, so that an
@@ -271,11 +283,11 @@ final class PredicateTranslation {
             return try member(keyPath, of: reference, node: node)
         case .toMany(let reference):
             if keyPath == reference.mapping.countKeyPath {
-                return .value(try countQuery(of: reference), codec: nil)
+                return reading(try countQuery(of: reference), isCondition: false, of: reference)
             }
             if keyPath == reference.mapping.isEmptyKeyPath {
                 let exists = try existsQuery(of: reference, condition: nil)
-                return .condition(SQLFragment("NOT \(exists.sql)", exists.arguments))
+                return reading(SQLFragment("NOT \(exists.sql)", exists.arguments), isCondition: true, of: reference)
             }
             throw unsupported(node, detail: "only count and isEmpty can be read from the to-many relationship \(reference.mapping.slot.name)")
         case .value(let fragment, let codec):
@@ -336,7 +348,9 @@ final class PredicateTranslation {
     private func valueMember(_ keyPath: AnyKeyPath, of fragment: SQLFragment, codec: AttributeCodec?, node: Any) throws -> SQLTerm {
         let rootType = type(of: keyPath).rootType
         if keyPath == \String.count {
-            return .value(SQLFragment("length(\(fragment.sql))", fragment.arguments), codec: nil)
+            // Characters, as Swift counts them: SQLite's length() counts code points, so "e" and a
+            // combining accent, a flag or a skin-toned emoji were two.
+            return .value(SQLFragment("\(StringFunctions.characterCount)(\(fragment.sql))", fragment.arguments), codec: nil)
         }
         if keyPath == \String.isEmpty {
             return .condition(SQLFragment("(\(fragment.sql) = '')", fragment.arguments))
@@ -480,6 +494,17 @@ final class PredicateTranslation {
             return isUniqueColumn(Substring(column))
         }
         return false
+    }
+
+    /// What is read from a to-many relationship (`count`, `isEmpty`, `contains(where:)`,
+    /// `allSatisfy`). Reached through a to-one that may be nil (`$0.team?.players.count`), it is nil
+    /// where that is, as Swift's optional chain makes it: the subqueries alone, finding no rows for a
+    /// NULL key, read 0 and true there, so `$0.team?.players.count == 0` held for a coach without a team.
+    func reading(_ fragment: SQLFragment, isCondition: Bool, of reference: ToManyReference) -> SQLTerm {
+        if reference.ownerIsRowInQuery { return isCondition ? .condition(fragment) : .value(fragment, codec: nil) }
+        return .value(SQLFragment(
+            "(CASE WHEN \(reference.ownerKey.sql) IS NULL THEN NULL ELSE \(fragment.sql) END)",
+            reference.ownerKey.arguments + fragment.arguments), codec: nil)
     }
 
     func countQuery(of reference: ToManyReference) throws -> SQLFragment {

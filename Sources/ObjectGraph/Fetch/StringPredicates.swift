@@ -97,6 +97,7 @@ enum StringFunctions {
     static let fold = "objectgraph_fold"
     static let caseInsensitiveCompare = "objectgraph_compare_nocase"
     static let localizedCompare = "objectgraph_compare_localized"
+    static let characterCount = "objectgraph_character_count"
 
     static func folded(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
@@ -120,6 +121,9 @@ enum StringFunctions {
     static func register(in db: Database) {
         db.add(function: DatabaseFunction(fold, argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0]).map(folded)
+        })
+        db.add(function: DatabaseFunction(characterCount, argumentCount: 1, pure: true) { values in
+            String.fromDatabaseValue(values[0])?.count
         })
         db.add(function: DatabaseFunction(caseInsensitiveCompare, argumentCount: 2, pure: true) { values in
             guard let lhs = String.fromDatabaseValue(values[0]), let rhs = String.fromDatabaseValue(values[1]) else { return nil }

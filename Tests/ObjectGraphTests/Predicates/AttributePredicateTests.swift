@@ -101,7 +101,7 @@ final class AttributePredicateTests: PredicateTestCase {
         try assertPredicate(#Predicate<AllTypes> { $0.string.starts(with: "ga") },
                             sql: #"(substr("t0"."string", 1, length(?)) = ?)"#, selects: ["gamma"], label: \.string)
         try assertPredicate(#Predicate<AllTypes> { $0.string.count == 4 },
-                            sql: #"(length("t0"."string") = ?)"#, selects: ["beta"], label: \.string)
+                            sql: #"(objectgraph_character_count("t0"."string") = ?)"#, selects: ["beta"], label: \.string)
         try assertPredicate(#Predicate<AllTypes> { ($0.optionalString ?? "x").isEmpty },
                             sql: #"(COALESCE("t0"."optionalString", ?) = '')"#, selects: ["delta"], label: \.string)
         let query = "HELLO"
