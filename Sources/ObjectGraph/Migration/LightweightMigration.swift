@@ -142,12 +142,12 @@ struct LightweightMigration {
         let transformer = slot.attribute?.options.first { $0.transformer != nil }?.description
         guard sourceTransformer == transformer else {
             throw unsafe(layout, slot, "changes its value transformer from \(sourceTransformer ?? "none") to \(transformer ?? "none"): "
-                + "write a custom migration stage")
+                + Self.howToChangeType)
         }
         if transformer != nil {
             let newType = StoredSchema.Property.unwrapped("\(slot.valueType)")
             guard newType == source.baseType else {
-                throw unsafe(layout, slot, "changes type from \(source.baseType) to \(newType): write a custom migration stage")
+                throw unsafe(layout, slot, "changes type from \(source.baseType) to \(newType): " + Self.howToChangeType)
             }
             return
         }
@@ -157,15 +157,21 @@ struct LightweightMigration {
         if wasOpaque && slot.isOpaqueCodable { return }
         let newType = StoredSchema.Property.unwrapped("\(slot.valueType)")
         guard newType == source.baseType else {
-            throw unsafe(layout, slot, "changes type from \(source.baseType) to \(newType): write a custom migration stage")
+            throw unsafe(layout, slot, "changes type from \(source.baseType) to \(newType): " + Self.howToChangeType)
         }
         if wasOpaque != slot.isOpaqueCodable, AttributeCodec.make(for: slot.valueType)?.storesJSON != true {
             // A type with a column type of its own (a number, a text, an enum's raw value) is stored
             // as that without `.codable`, and as JSON text with it: the column's values would not read.
             throw unsafe(layout, slot, "\(wasOpaque ? "drops" : "adds") @Attribute(.codable), which changes how \(newType) is stored: "
-                + "write a custom migration stage")
+                + Self.howToChangeType)
         }
     }
+
+    /// What to do instead: a custom stage runs around this step, not in place of it, so it cannot
+    /// change how a column is stored either (the message said to write one, which did not help).
+    static let howToChangeType = "no migration stage changes how a property is stored, a custom one included (it "
+        + "runs before and after this step, not instead of it); declare the new type under another name and carry "
+        + "the values over in a custom stage, reading them in willMigrate and writing them in didMigrate"
 
     private func unsafe(_ layout: EntityLayout, _ slot: PropertySlot, _ reason: String) -> SwiftDataError {
         SwiftDataError(

@@ -104,6 +104,7 @@ final class LightweightMigrationTests: StoreTestCase {
             XCTAssertEqual(error?.entityName, "Item")
             XCTAssertEqual(error?.propertyName, "size")
             XCTAssertTrue(error?.message.contains("changes type from Int to String") ?? false, error?.message ?? "")
+            XCTAssertTrue(error?.message.contains("declare the new type under another name and carry the values over in a custom stage") ?? false, error?.message ?? "")
         }
         XCTAssertEqual(try ModelContext(try container(ItemsV1.self)).fetchCount(FetchDescriptor<ItemsV1.Item>()), 5)
     }
