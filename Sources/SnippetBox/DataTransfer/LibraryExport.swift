@@ -111,15 +111,15 @@ struct LibraryExport: Codable, Equatable, Sendable {
         return decoder
     }
 
-    /// Reads an export file, or says in a sentence why it is not one.
-    static func read(_ data: Data) throws -> LibraryExport {
+    /// Reads an export file, or says in a sentence why it is not one, beginning with `isNot`.
+    static func read(_ data: Data, isNot: String = "This is not a SnippetBox export") throws -> LibraryExport {
         let export: LibraryExport
         do {
             export = try decoder().decode(LibraryExport.self, from: data)
         } catch {
-            throw ImportError("This is not a SnippetBox export (\(Self.describe(error))).")
+            throw ImportError("\(isNot) (\(Self.describe(error))).")
         }
-        guard export.format == formatName else { throw ImportError("This is not a SnippetBox export.") }
+        guard export.format == formatName else { throw ImportError("\(isNot).") }
         guard export.version <= currentVersion else {
             throw ImportError("This export was made by a newer SnippetBox (format \(export.version)); update SnippetBox first.")
         }
@@ -130,12 +130,9 @@ struct LibraryExport: Codable, Equatable, Sendable {
     /// are only added, never updated, since the file has no dates of its own to compare).
     static func readImport(_ data: Data, fileName: String?, now: Date = .now) throws -> (export: LibraryExport, isForeign: Bool) {
         do {
-            return (try read(data), false)
+            return (try read(data, isNot: "This is neither a SnippetBox export nor a VS Code snippets file"), false)
         } catch let error as ImportError {
-            guard let snippets = VSCodeSnippets.read(data, fileName: fileName, now: now) else {
-                throw ImportError(error.description.replacingOccurrences(
-                    of: "This is not a SnippetBox export", with: "This is neither a SnippetBox export nor a VS Code snippets file"))
-            }
+            guard let snippets = VSCodeSnippets.read(data, fileName: fileName, now: now) else { throw error }
             return (snippets, true)
         }
     }
