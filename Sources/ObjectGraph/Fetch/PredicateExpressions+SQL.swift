@@ -123,7 +123,8 @@ extension PredicateExpressions.IntRemainder: SQLTranslatableExpression {
 
 extension PredicateExpressions.FloatDivision: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        try translation.binary(lhs, rhs, node: self) { "(CAST(\($0) AS REAL) / \($1))" }
+        // As Swift divides: by zero, ±infinity (SQLite's `/` gives NULL, which no comparison matched).
+        try translation.binary(lhs, rhs, node: self) { "\(NumberFunctions.divide)(\($0), \($1))" }
     }
 }
 

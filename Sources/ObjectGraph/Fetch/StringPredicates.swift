@@ -135,3 +135,21 @@ enum StringFunctions {
         })
     }
 }
+
+/// SQL functions for arithmetic that SQLite does otherwise than Swift.
+enum NumberFunctions {
+    static let divide = "objectgraph_divide"
+
+    /// Registers the functions on a connection.
+    static func register(in db: Database) {
+        // A NaN (0 / 0) is returned as NULL, SQLite's only way to hold it: no comparison matches it,
+        // as none does in Swift, and `!=` (written `IS NOT`) holds, as in Swift.
+        db.add(function: DatabaseFunction(divide, argumentCount: 2, pure: true) { values in
+            guard let dividend = Double.fromDatabaseValue(values[0]), let divisor = Double.fromDatabaseValue(values[1]) else {
+                return nil
+            }
+            let quotient = dividend / divisor
+            return quotient.isNaN ? nil : quotient
+        })
+    }
+}

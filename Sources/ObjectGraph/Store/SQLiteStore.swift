@@ -78,6 +78,7 @@ final class SQLiteStore: @unchecked Sendable {
         self.sqlLog = sqlLog
         grdbConfiguration.prepareDatabase { db in
             StringFunctions.register(in: db)
+            NumberFunctions.register(in: db)
             FullTextRanking.register(in: db)
             // The connection by identifier: the closure is kept by the connection itself.
             let connection = ObjectIdentifier(db)

@@ -21,6 +21,18 @@ import XCTest
     init(name: String) { self.name = name }
 }
 
+@Model final class SemanticsRatio {
+    var name: String
+    var part: Double
+    var whole: Double
+
+    init(name: String, part: Double, whole: Double) {
+        self.name = name
+        self.part = part
+        self.whole = whole
+    }
+}
+
 /// Where SQL's reading of a predicate parted from Swift's (`Predicate.evaluate`), so that a fetch
 /// answered differently once its models were saved: a model's count of characters, nil in an
 /// optional chain, a nil among captured values (found by the ObjectGraph bug hunt).
@@ -28,7 +40,7 @@ final class SwiftSemanticsPredicateTests: PredicateTestCase {
     /// Three shelves: "Full" with a label of its own, "Empty" with none, and labels without one.
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try open(SemanticsLabel.self, SemanticsShelf.self)
+        try open(SemanticsLabel.self, SemanticsShelf.self, SemanticsRatio.self)
         let full = SemanticsShelf(name: "Full")
         context.insert(full)
         context.insert(SemanticsShelf(name: "Empty"))
@@ -88,5 +100,18 @@ final class SwiftSemanticsPredicateTests: PredicateTestCase {
         let onlyA: [String?] = ["a"]
         try assertPredicate(#Predicate<SemanticsLabel> { onlyA.contains($0.note) }, selects: ["on full", "🇳🇴"], label: \.name)
         try assertPredicate(#Predicate<SemanticsLabel> { !nilOrA.contains($0.note) }, selects: ["ok"], label: \.name)
+    }
+
+    /// A division by zero is infinite in Swift (or not a number, for 0 / 0), and was NULL in SQL,
+    /// which no comparison matched.
+    func testADivisionByZeroIsInfiniteAsInSwift() throws {
+        for (name, part, whole) in [("up", 1.0, 0.0), ("down", -1.0, 0.0), ("none", 0.0, 0.0), ("half", 1.0, 2.0)] {
+            context.insert(SemanticsRatio(name: name, part: part, whole: whole))
+        }
+        try context.save()
+        try assertPredicate(#Predicate<SemanticsRatio> { $0.part / $0.whole > 0.5 }, selects: ["up"], label: \.name)
+        try assertPredicate(#Predicate<SemanticsRatio> { $0.part / $0.whole < 0 }, selects: ["down"], label: \.name)
+        try assertPredicate(#Predicate<SemanticsRatio> { $0.part / $0.whole != 0.5 }, selects: ["up", "down", "none"], label: \.name)
+        try assertPredicate(#Predicate<SemanticsRatio> { $0.part / $0.whole == 0.5 }, selects: ["half"], label: \.name)
     }
 }
