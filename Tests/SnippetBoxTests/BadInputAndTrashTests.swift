@@ -434,9 +434,68 @@ final class BadInputAndTrashTests: AppTestCase {
         }
         let again = try await createSnippet(SnippetUpload(title: "Emptied"))
         try await send(.POST, "/snippets/\(again)/delete")
-        try await send(.POST, "/trash/empty")
+        try await emptyTheTrash()
         try await expectPage("/trash", shows: "The trash is empty.")
         XCTAssertEqual(try snippetCount(), 1)
+    }
+
+    /// Answers the trash's "Empty the trash?" with the value its form holds.
+    private func emptyTheTrash() async throws {
+        let question = try await page("/trash/empty")
+        let through = try XCTUnwrap(question.firstMatch(of: /name="through" value="(-?\d+)"/)?.1, question)
+        try await send(.POST, "/trash/empty", beforeRequest: { req async throws in
+            try req.content.encode(["through": String(through)], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+        })
+    }
+
+    /// Deleting for good cannot be undone: the trash's buttons were forms that deleted at once, one
+    /// click for everything in it. They are links to a question now, and emptying deletes only what
+    /// the question was about: a snippet trashed after it was asked stays.
+    func testDeletingForGoodAsksFirstAndEmptiesOnlyWhatWasAsked() async throws {
+        let first = try await createSnippet(SnippetUpload(title: "First out"))
+        let later = try await createSnippet(SnippetUpload(title: "Later out"))
+        try await send(.POST, "/snippets/\(first)/delete")
+        let trash = try await page("/trash")
+        XCTAssertTrue(trash.contains("href=\"/trash/empty\""), trash)
+        XCTAssertTrue(trash.contains("href=\"/trash/\(first)/delete\""), trash)
+        XCTAssertFalse(trash.contains("action=\"/trash/empty\""), "no button empties the trash at once: \(trash)")
+
+        let single = try await page("/trash/\(first)/delete")
+        XCTAssertTrue(single.contains("Delete “First out” for good?"), single)
+        XCTAssertTrue(single.contains("action=\"/trash/\(first)/delete\""), single)
+        _ = try await page("/trash/\(later)/delete", status: .notFound)
+
+        let question = try await page("/trash/empty")
+        XCTAssertTrue(question.contains("1 snippet in it is deleted for good"), question)
+        let through = try XCTUnwrap(question.firstMatch(of: /name="through" value="(-?\d+)"/)?.1, question)
+        // Trashed after the question was asked (a second later, to be sure of the clock).
+        try await send(.POST, "/snippets/\(later)/delete")
+        try withContext { context in
+            let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "Later out" })).first)
+            snippet.deletedAt = snippet.deletedAt?.addingTimeInterval(1)
+            try context.save()
+        }
+        // A form without the answer deletes nothing: it is asked again.
+        try await send(.POST, "/trash/empty") { response async throws in
+            XCTAssertEqual(response.status, .seeOther)
+            XCTAssertEqual(self.location(response), "/trash/empty")
+        }
+        XCTAssertEqual(try snippetCount(), 2)
+        try await send(.POST, "/trash/empty", beforeRequest: { req async throws in
+            try req.content.encode(["through": String(through)], as: .urlEncodedForm)
+        }, afterResponse: { _ in })
+        let after = try await page("/trash")
+        XCTAssertTrue(after.contains("Deleted 1 snippet for good. 1 snippet trashed after you opened the question is still in the trash."), after)
+        XCTAssertTrue(after.contains("Later out"), after)
+        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.title) }, ["Later out"])
+
+        try await emptyTheTrash()
+        XCTAssertEqual(try snippetCount(), 0)
+        try await send(.GET, "/trash/empty") { response async throws in
+            XCTAssertEqual(response.status, .seeOther, "nothing to ask about")
+        }
     }
 
     func testAVersionOneStoreOpensWithItsSnippetsForTheFirstAccount() async throws {

@@ -107,7 +107,8 @@ final class KeptResultsTests: AppTestCase {
             try await post("/tags/\(tags[pick % tags.count])/delete", [:])
             return "a tag deleted"
         default:
-            try await post("/trash/empty", [:])
+            // `through` answers the confirmation: everything trashed until now.
+            try await post("/trash/empty", ["through": "\(Int.max)"])
             return "the trash emptied"
         }
     }
