@@ -53,6 +53,7 @@ struct StoreMigrator {
     private func inspect() throws -> (StoredSchema?, MatchedVersion?) {
         var readOnly = Configuration()
         readOnly.readonly = true
+        readOnly.busyMode = SQLiteStore.busyMode
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: readOnly)
             defer { try? queue.close() }
@@ -246,6 +247,7 @@ struct StoreMigrator {
         Self.removeDatabaseFiles(at: destination)
         var readOnly = Configuration()
         readOnly.readonly = true
+        readOnly.busyMode = SQLiteStore.busyMode
         let source = try DatabaseQueue(path: url.path, configuration: readOnly)
         defer { try? source.close() }
         let copy = try DatabaseQueue(path: destination.path)

@@ -5,6 +5,13 @@ import Logging
 /// The SQLite store behind a container: a table per entity, reached through a GRDB `DatabasePool`
 /// (WAL mode: reads run side by side, writes are serialized), or a `DatabaseQueue` in memory.
 final class SQLiteStore: @unchecked Sendable {
+    /// How long a connection waits for another's lock on the file (another container's or another
+    /// process's save, or its open turning the log on) before it gives up. SQLite's default is not
+    /// to wait: two containers on one file, or two processes, had saves refused at once with
+    /// "database is locked" whenever they met. Saves are short, so ten seconds is room for many, and
+    /// still an answer rather than a hang.
+    static let busyMode = Database.BusyMode.timeout(10)
+
     let configuration: ModelConfiguration
     let schema: Schema
     let writer: any DatabaseWriter
@@ -73,6 +80,7 @@ final class SQLiteStore: @unchecked Sendable {
 
         var grdbConfiguration = Configuration()
         grdbConfiguration.label = "ObjectGraph"
+        grdbConfiguration.busyMode = Self.busyMode
         grdbConfiguration.foreignKeysEnabled = true
         let sqlLog = SQLLog(logger: sqlDebug ? logger : nil)
         self.sqlLog = sqlLog
