@@ -355,6 +355,13 @@ final class PredicateTranslation {
         if keyPath == \String.isEmpty {
             return .condition(SQLFragment("(\(fragment.sql) = '')", fragment.arguments))
         }
+        // Data is a BLOB, whose length() is its bytes.
+        if keyPath == \Data.count {
+            return .value(SQLFragment("length(\(fragment.sql))", fragment.arguments), codec: nil)
+        }
+        if keyPath == \Data.isEmpty {
+            return .condition(SQLFragment("(length(\(fragment.sql)) = 0)", fragment.arguments))
+        }
         if let collection = rootType as? any _StoredAsJSONCollection.Type {
             let count = collection._jsonCount(of: fragment.sql)
             if keyPath == collection._countKeyPath {

@@ -121,6 +121,24 @@ final class AttributePredicateTests: PredicateTestCase {
         }()))
     }
 
+    /// `Data`'s `count` and `isEmpty` are its bytes' (they were refused as unsupported).
+    func testDataCountAndIsEmpty() throws {
+        for model in try context.fetch(FetchDescriptor<AllTypes>()) {
+            switch model.string {
+            case "alpha": model.data = Data([1, 2, 3])
+            case "beta": model.optionalData = Data()
+            case "gamma": model.optionalData = Data([0])
+            default: break
+            }
+        }
+        try context.save()
+        try assertPredicate(#Predicate<AllTypes> { $0.data.isEmpty }, selects: ["beta", "gamma", "delta"], label: \.string)
+        try assertPredicate(#Predicate<AllTypes> { $0.data.count == 3 },
+                            sql: #"(length("t0"."data") = ?)"#, selects: ["alpha"], label: \.string)
+        try assertPredicate(#Predicate<AllTypes> { $0.optionalData?.isEmpty == true }, selects: ["beta"], label: \.string)
+        try assertPredicate(#Predicate<AllTypes> { ($0.optionalData?.count ?? -1) > 0 }, selects: ["gamma"], label: \.string)
+    }
+
     func testDatesDecimalsAndRanges() throws {
         let cutoff = Date(timeIntervalSince1970: 250)
         try assertPredicate(#Predicate<AllTypes> { $0.date > cutoff },
