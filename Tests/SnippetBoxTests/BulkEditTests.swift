@@ -9,8 +9,10 @@ import XCTest
 final class BulkEditTests: AppTestCase {
     /// Posts the bulk form as the browser sends it, and returns the status, where it led, and the flash
     /// shown on the page it led to.
-    private func bulk(_ ids: [String], _ action: String, query: String = "") async throws -> (status: HTTPStatus, location: String, flash: String) {
-        let fields = ids.map { "ids%5B%5D=\($0)" } + ["action=\(action.urlQueryEscaped)"]
+    private func bulk(
+        _ ids: [String], _ action: String, query: String = "", wholeList: Bool = false
+    ) async throws -> (status: HTTPStatus, location: String, flash: String) {
+        let fields = ids.map { "ids%5B%5D=\($0)" } + ["action=\(action.urlQueryEscaped)"] + (wholeList ? ["scope=all"] : [])
         var result: (HTTPStatus, String) = (.ok, "")
         try await send(.POST, "/snippets/bulk\(query)", headers: ["Content-Type": "application/x-www-form-urlencoded"], beforeRequest: { req async throws in
             req.body = ByteBuffer(string: fields.joined(separator: "&"))
@@ -25,6 +27,42 @@ final class BulkEditTests: AppTestCase {
 
     private func snippets() throws -> [Snippet] {
         try withContext { try $0.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)])) }
+    }
+
+    /// Bulk changes reached only the page shown (100 snippets at most): "all N snippets in this
+    /// list" changes every snippet of the list, on every page, a search's hits included.
+    func testEverySnippetOfAListChangesAtOnce() async throws {
+        for number in 0..<12 {
+            _ = try await createSnippet(SnippetUpload(title: "Py \(number)", language: "python", code: "print(\(number))"))
+        }
+        for number in 0..<3 {
+            _ = try await createSnippet(SnippetUpload(title: "Sw \(number)", language: "swift", code: "let a = \(number)"))
+        }
+        let select = try await page("/snippets/select?language=python&size=10")
+        XCTAssertTrue(select.contains("all 12 snippets in this list, on every page"), select)
+        XCTAssertEqual(select.components(separatedBy: "name=\"ids[]\"").count - 1, 10, "the page's own ten to check")
+        let whole = try await page("/snippets/select?language=swift")
+        XCTAssertFalse(whole.contains("snippets in this list, on every page"), "a page holding the whole list offers no more")
+
+        var outcome = try await bulk([], "favorite", query: "?language=python&size=10", wholeList: true)
+        XCTAssertEqual(outcome.location, "/snippets?language=python&size=10")
+        XCTAssertTrue(outcome.flash.contains("Added 12 snippets to favorites."), outcome.flash)
+        XCTAssertEqual(try snippets().filter(\.isFavorite).map(\.title).sorted(), (0..<12).map { "Py \($0)" }.sorted())
+
+        outcome = try await bulk([], "trash", query: "?q=print&size=10&page=2", wholeList: true)
+        XCTAssertTrue(outcome.flash.contains("Moved 12 snippets to the trash."), outcome.flash)
+        XCTAssertEqual(try snippets().filter { $0.deletedAt == nil }.map(\.title), ["Sw 0", "Sw 1", "Sw 2"])
+
+        // More than the limit changes nothing, and says so.
+        var swiftOnly = ListQuery()
+        swiftOnly.language = .swift
+        let refused = try withContext { context in
+            try BulkEditController.applyToWholeList(.favorite, query: swiftOnly, in: context, limit: 2)
+        }
+        XCTAssertTrue(refused.contains("more than 2 snippets, too many to change at once"), refused)
+        XCTAssertEqual(try snippets().filter { $0.language == .swift && $0.isFavorite }.count, 0)
+        outcome = try await bulk([], "favorite", query: "?q=nothing-matches-this", wholeList: true)
+        XCTAssertTrue(outcome.flash.contains("This list holds no snippets now"), outcome.flash)
     }
 
     func testTheCheckedSnippetsAreMovedTaggedStarredAndTrashed() async throws {

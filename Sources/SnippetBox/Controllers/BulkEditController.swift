@@ -11,6 +11,9 @@ struct BulkEditController: RouteCollection {
 
     /// More than a page holds (100 at most): a form naming more was not made by this page.
     static let maximumSelection = 200
+    /// The most snippets "all in this list" changes at once: one save, under the library's write
+    /// lock, that other requests wait for.
+    static let maximumWholeList = 5_000
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get("snippets", "select", use: selectPage)
@@ -55,8 +58,11 @@ struct BulkEditController: RouteCollection {
                 .map { BulkSelectPage.Row(id: $0.id, title: $0.title, meta: $0.meta) }
             let folders = foldersAndTags.folders.map { Option(value: "move:\($0.uuid.idString)", label: $0.name, isSelected: false) }
             let tags = foldersAndTags.tags.map { (id: $0.uuid.idString, name: $0.name) }
+            let total = results.pagination.total
             let page = BulkSelectPage(
                 heading: results.heading, filterQuery: shown.queryString(), rows: rows,
+                total: String(total), offersWholeList: total > rows.count && total <= Self.maximumWholeList,
+                wholeListIsTooLong: total > Self.maximumWholeList,
                 moveOptions: [Option(value: "move:unfiled", label: "Unfiled", isSelected: false)] + folders,
                 addTagOptions: tags.map { Option(value: "tag:\($0.id)", label: $0.name, isSelected: false) },
                 removeTagOptions: tags.map { Option(value: "untag:\($0.id)", label: $0.name, isSelected: false) })
@@ -71,6 +77,8 @@ struct BulkEditController: RouteCollection {
     struct BulkInput: Content {
         var ids: [String]?
         var action: String?
+        /// "all": every snippet of the list, not only those checked.
+        var scope: String?
     }
 
     @Sendable func apply(req: Request) async throws -> Response {
@@ -79,6 +87,12 @@ struct BulkEditController: RouteCollection {
         let back = "\(settings.basePath)/snippets\(listQuery)"
         guard let action = Action(input.action ?? "") else {
             throw Abort(.badRequest, reason: "Choose what to do with the checked snippets.")
+        }
+        if input.scope == "all" {
+            let query = ListQuery(query: req.query)
+            let outcome = try await req.store.write { context in try Self.applyToWholeList(action, query: query, in: context) }
+            req.flash(outcome)
+            return req.redirect(to: back)
         }
         let given = input.ids ?? []
         guard given.count <= Self.maximumSelection else {
@@ -134,6 +148,19 @@ struct BulkEditController: RouteCollection {
         }
         guard missing > 0 else { return done }
         return done + " \(missing == 1 ? "1 checked snippet was" : "\(missing) checked snippets were") not in the library (deleted meanwhile?) and left out."
+    }
+
+    /// Applies `action` to every snippet of the list `query` names, as it is now (on any page), or
+    /// says why not: more than `limit` of them.
+    static func applyToWholeList(_ action: Action, query: ListQuery, in context: ModelContext, limit: Int = maximumWholeList) throws -> String {
+        let foldersAndTags = try FoldersAndTags(context: context)
+        let shown = query.withoutDeletedChoices(in: foldersAndTags)?.query ?? query
+        let snippets = try SnippetList(query: shown, context: context, foldersAndTags: foldersAndTags).allSnippets(limit: limit + 1)
+        guard snippets.count <= limit else {
+            return "This list holds more than \(limit) snippets, too many to change at once: narrow it, or check snippets page by page. Nothing was changed."
+        }
+        guard !snippets.isEmpty else { return "This list holds no snippets now, so nothing was changed." }
+        return try apply(action, to: snippets.map(\.uuid), in: context)
     }
 
     /// An edit of each snippet: it gets a new version, and its search keywords (its folder's and tags'

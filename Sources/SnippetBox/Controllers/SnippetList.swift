@@ -27,8 +27,7 @@ struct SnippetList {
         var hasTermsToFind = true
         if query.isSearch {
             let results = try context.search(
-                Snippet.self, for: query.text, where: predicate,
-                weights: [\.title: 10, \.searchKeywords: 4, \.notes: 2, \.code: 1],
+                Snippet.self, for: query.text, where: predicate, weights: Self.searchWeights,
                 limit: query.pageSize, offset: offset, relationshipKeyPathsForPrefetching: [\.folder, \.tags])
             snippets = results.hits.map { ($0.model, $0.excerpts) }
             total = results.totalCount
@@ -44,6 +43,23 @@ struct SnippetList {
         return Results(
             heading: heading(folderName: folderName, total: total, hasTermsToFind: hasTermsToFind),
             snippets: snippets, form: try form(), pagination: pagination(total: total))
+    }
+
+    /// How much a word counts in each field when ranking a search.
+    /// (Made at each call: key paths are not Sendable, so a dictionary of them cannot be a static.)
+    static var searchWeights: [PartialKeyPath<Snippet>: Double] { [\.title: 10, \.searchKeywords: 4, \.notes: 2, \.code: 1] }
+
+    /// Every snippet of the list, on any page, up to `limit` of them.
+    func allSnippets(limit: Int) throws -> [Snippet] {
+        let (folderKey, _) = try query.folderKey(in: foldersAndTags)
+        let predicate = query.predicate(folderKey: folderKey)
+        if query.isSearch {
+            return try context.search(Snippet.self, for: query.text, where: predicate, weights: Self.searchWeights, limit: limit, offset: 0)
+                .hits.map(\.model)
+        }
+        var descriptor = FetchDescriptor<Snippet>(predicate: predicate, sortBy: query.sortDescriptors)
+        descriptor.fetchLimit = limit
+        return try context.fetch(descriptor)
     }
 
     private func heading(folderName: String?, total: Int, hasTermsToFind: Bool) -> String {

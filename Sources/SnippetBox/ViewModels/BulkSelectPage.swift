@@ -12,6 +12,12 @@ struct BulkSelectPage: Encodable, Sendable {
     /// The list's query (starts with "?" or is empty): the form goes back to the same list.
     let filterQuery: String
     let rows: [Row]
+    /// How many snippets the list holds, on every page.
+    let total: String
+    /// Whether the form offers every snippet of the list (it holds more than this page, and not
+    /// more than can change at once), or says the list is too long for that.
+    let offersWholeList: Bool
+    let wholeListIsTooLong: Bool
     let moveOptions: [Option]
     let addTagOptions: [Option]
     let removeTagOptions: [Option]
