@@ -52,7 +52,8 @@ struct BulkEditController: RouteCollection {
             let presenter = Presenter(context: context)
             // A list naming a folder or tag deleted since shows what it still can: the choice is the
             // list page's to explain, and this page only offers its snippets.
-            let shown = query.withoutDeletedChoices(in: foldersAndTags)?.query ?? query
+            let withoutGone = query.withoutDeletedChoices(in: foldersAndTags)
+            let shown = withoutGone?.query ?? query
             let results = try SnippetList(query: shown, context: context, foldersAndTags: foldersAndTags).load()
             let rows = results.snippets.map { presenter.row($0.snippet, selectedID: nil, excerpts: [:]) }
                 .map { BulkSelectPage.Row(id: $0.id, title: $0.title, meta: $0.meta) }
@@ -61,8 +62,10 @@ struct BulkEditController: RouteCollection {
             let total = results.pagination.total
             let page = BulkSelectPage(
                 heading: results.heading, filterQuery: shown.queryString(), rows: rows,
-                total: String(total), offersWholeList: total > rows.count && total <= Self.maximumWholeList,
-                wholeListIsTooLong: total > Self.maximumWholeList,
+                // Not for a list naming a folder or tag that is gone: the page shows a wider list than
+                // the one asked for, and "all" of it was not what the user chose.
+                total: String(total), offersWholeList: withoutGone == nil && total > rows.count && total <= Self.maximumWholeList,
+                wholeListIsTooLong: withoutGone == nil && total > Self.maximumWholeList,
                 moveOptions: [Option(value: "move:unfiled", label: "Unfiled", isSelected: false)] + folders,
                 addTagOptions: tags.map { Option(value: "tag:\($0.id)", label: $0.name, isSelected: false) },
                 removeTagOptions: tags.map { Option(value: "untag:\($0.id)", label: $0.name, isSelected: false) })
@@ -154,8 +157,13 @@ struct BulkEditController: RouteCollection {
     /// says why not: more than `limit` of them.
     static func applyToWholeList(_ action: Action, query: ListQuery, in context: ModelContext, limit: Int = maximumWholeList) throws -> String {
         let foldersAndTags = try FoldersAndTags(context: context)
-        let shown = query.withoutDeletedChoices(in: foldersAndTags)?.query ?? query
-        let snippets = try SnippetList(query: shown, context: context, foldersAndTags: foldersAndTags).allSnippets(limit: limit + 1)
+        // A list naming a folder or tag that is gone (deleted since the form was shown, or another
+        // account's) would be the wider list without it, up to the whole library: nothing changes.
+        if query.withoutDeletedChoices(in: foldersAndTags) != nil {
+            return "Nothing was changed: a folder or tag this list named is not in your library any more (deleted meanwhile?), "
+                + "so the list is not the one you chose."
+        }
+        let snippets = try SnippetList(query: query, context: context, foldersAndTags: foldersAndTags).allSnippets(limit: limit + 1)
         guard snippets.count <= limit else {
             return "This list holds more than \(limit) snippets, too many to change at once: narrow it, or check snippets page by page. Nothing was changed."
         }
