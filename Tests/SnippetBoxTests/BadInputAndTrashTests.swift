@@ -442,17 +442,20 @@ final class BadInputAndTrashTests: AppTestCase {
     /// Answers the trash's "Empty the trash?" with the value its form holds.
     private func emptyTheTrash() async throws {
         let question = try await page("/trash/empty")
-        let through = try XCTUnwrap(question.firstMatch(of: /name="through" value="(-?\d+)"/)?.1, question)
+        let asked = try XCTUnwrap(question.firstMatch(of: /name="asked" value="([0-9a-f]+)"/)?.1, question)
         try await send(.POST, "/trash/empty", beforeRequest: { req async throws in
-            try req.content.encode(["through": String(through)], as: .urlEncodedForm)
+            try req.content.encode(["asked": String(asked)], as: .urlEncodedForm)
         }, afterResponse: { response async throws in
             XCTAssertEqual(response.status, .seeOther)
+            XCTAssertEqual(self.location(response), "/trash")
         })
     }
 
     /// Deleting for good cannot be undone: the trash's buttons were forms that deleted at once, one
-    /// click for everything in it. They are links to a question now, and emptying deletes only what
-    /// the question was about: a snippet trashed after it was asked stays.
+    /// click for everything in it. They are links to a question now, and emptying deletes exactly
+    /// what the question counted: if the trash changed meanwhile (a snippet trashed, or imported with
+    /// an old date of deletion, which a time of deletion would have let through), nothing is deleted
+    /// and the question is asked again.
     func testDeletingForGoodAsksFirstAndEmptiesOnlyWhatWasAsked() async throws {
         let first = try await createSnippet(SnippetUpload(title: "First out"))
         let later = try await createSnippet(SnippetUpload(title: "Later out"))
@@ -469,12 +472,12 @@ final class BadInputAndTrashTests: AppTestCase {
 
         let question = try await page("/trash/empty")
         XCTAssertTrue(question.contains("1 snippet in it is deleted for good"), question)
-        let through = try XCTUnwrap(question.firstMatch(of: /name="through" value="(-?\d+)"/)?.1, question)
-        // Trashed after the question was asked (a second later, to be sure of the clock).
+        let asked = try XCTUnwrap(question.firstMatch(of: /name="asked" value="([0-9a-f]+)"/)?.1, question)
+        // Trashed after the question was asked, with a date of deletion before it (as an import keeps one).
         try await send(.POST, "/snippets/\(later)/delete")
         try withContext { context in
             let snippet = try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "Later out" })).first)
-            snippet.deletedAt = snippet.deletedAt?.addingTimeInterval(1)
+            snippet.deletedAt = Date.now.addingTimeInterval(-86_400)
             try context.save()
         }
         // A form without the answer deletes nothing: it is asked again.
@@ -482,14 +485,15 @@ final class BadInputAndTrashTests: AppTestCase {
             XCTAssertEqual(response.status, .seeOther)
             XCTAssertEqual(self.location(response), "/trash/empty")
         }
-        XCTAssertEqual(try snippetCount(), 2)
         try await send(.POST, "/trash/empty", beforeRequest: { req async throws in
-            try req.content.encode(["through": String(through)], as: .urlEncodedForm)
-        }, afterResponse: { _ in })
-        let after = try await page("/trash")
-        XCTAssertTrue(after.contains("Deleted 1 snippet for good. 1 snippet trashed after you opened the question is still in the trash."), after)
-        XCTAssertTrue(after.contains("Later out"), after)
-        XCTAssertEqual(try withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.title) }, ["Later out"])
+            try req.content.encode(["asked": String(asked)], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in
+            XCTAssertEqual(self.location(response), "/trash/empty", "asked again")
+        })
+        XCTAssertEqual(try snippetCount(), 2, "nothing deleted: the trash is not what was asked about")
+        let again = try await page("/trash/empty")
+        XCTAssertTrue(again.contains("The trash changed since you were asked, so nothing was deleted"), again)
+        XCTAssertTrue(again.contains("2 snippets in it are deleted for good"), again)
 
         try await emptyTheTrash()
         XCTAssertEqual(try snippetCount(), 0)

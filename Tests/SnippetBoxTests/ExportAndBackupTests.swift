@@ -164,6 +164,26 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertTrue(second.contains("0 added, 0 updated, 2 already here, 0 skipped."), second)
     }
 
+    /// A record trashed at a date still to come stayed in the trash for ever ("deleted" years ahead,
+    /// never purged), and outlived any "Empty the trash" asked before it: it counts as trashed now.
+    func testAnImportTrashesNothingInTheFuture() async throws {
+        try await createSnippet(SnippetUpload(title: "Will be exported"))
+        let (_, json) = try await download("/data/export.json")
+        var export = try LibraryExport.read(json)
+        export.snippets[0].uuid = UUID()
+        export.snippets[0].title = "Trashed ahead"
+        export.snippets[0].deletedAt = Date.now.addingTimeInterval(5 * 365 * 86_400)
+        let (status, body) = try await importFile(try LibraryExport.encoder().encode(export))
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("1 added"), body)
+        let trashedAt = try withContext { context in
+            try XCTUnwrap(context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.title == "Trashed ahead" })).first?.deletedAt)
+        }
+        XCTAssertLessThanOrEqual(trashedAt, Date.now)
+        let (_, second) = try await importFile(try LibraryExport.encoder().encode(export))
+        XCTAssertTrue(second.contains("0 added, 0 updated, 1 already here, 0 skipped."), second)
+    }
+
     /// A file listing only snippets, whose folder and tags are the library's own: they were dropped
     /// from the snippet (Unfiled, untagged) and the report said "updated".
     func testAnImportKeepsTheLibrarysFolderAndTagsNamedById() async throws {
@@ -469,6 +489,7 @@ final class ExportAndBackupTests: AppTestCase {
             XCTAssertTrue(response.body.string.contains("the image of “First image” (and of “Second image”) cannot be read"), response.body.string)
             XCTAssertTrue(response.body.string.contains("Remove the image in the snippet&#39;s edit form")
                 || response.body.string.contains("Remove the image in the snippet's edit form"), response.body.string)
+            XCTAssertTrue(response.body.string.contains("restore a snippet from the trash first"), response.body.string)
         }
         // Its other values still change (any change read the file, and failed, before).
         try await send(.POST, "/snippets/\(second)/favorite") { response async throws in

@@ -107,8 +107,9 @@ final class KeptResultsTests: AppTestCase {
             try await post("/tags/\(tags[pick % tags.count])/delete", [:])
             return "a tag deleted"
         default:
-            // `through` answers the confirmation: everything trashed until now.
-            try await post("/trash/empty", ["through": "\(Int.max)"])
+            // `asked` answers the confirmation: the trash as it is.
+            let trashed = try ModelContext(library).fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.deletedAt != nil }))
+            try await post("/trash/empty", ["asked": TrashController.contentsDigest(trashed.map(\.uuid))])
             return "the trash emptied"
         }
     }

@@ -24,8 +24,8 @@ struct TrashController: RouteCollection {
         let explanation: String
         let action: String
         let button: String
-        /// For emptying: the newest deletion the page showed (`Formatting.wholeMilliseconds`).
-        let through: Int?
+        /// For emptying: which snippets the question counted (`contentsDigest`).
+        let asked: String?
     }
 
     struct TrashPage: Encodable, Sendable {
@@ -76,7 +76,7 @@ struct TrashController: RouteCollection {
         }
         let page = ConfirmPage(
             heading: "Delete “\(title)” for good?", explanation: "It cannot be restored afterwards.",
-            action: "trash/\(id.idString)/delete", button: "Delete for good", through: nil)
+            action: "trash/\(id.idString)/delete", button: "Delete for good", asked: nil)
         return try await req.renderPage("trash-confirm", PageContext(req, title: page.heading, flash: nil, sidebar: sidebar, content: page))
     }
 
@@ -93,9 +93,9 @@ struct TrashController: RouteCollection {
 
     @Sendable func confirmEmpty(req: Request) async throws -> Response {
         let (sidebar, trashed) = try await req.store.read { context in
-            (try Presenter(context: context).sidebar(current: ""), try Self.trashed(in: context).compactMap(\.deletedAt))
+            (try Presenter(context: context).sidebar(current: ""), try Self.trashed(in: context).map(\.uuid))
         }
-        guard let newest = trashed.max() else {
+        guard !trashed.isEmpty else {
             req.flash("The trash is empty.")
             return req.redirect(to: "\(settings.basePath)/trash")
         }
@@ -104,34 +104,42 @@ struct TrashController: RouteCollection {
             explanation: "\(Self.snippets(trashed.count)) in it \(trashed.count == 1 ? "is" : "are") deleted for good; "
                 + "\(trashed.count == 1 ? "it" : "they") cannot be restored afterwards.",
             action: "trash/empty", button: "Delete \(Self.snippets(trashed.count)) for good",
-            through: Formatting.wholeMilliseconds(newest))
-        return try await req.renderPage("trash-confirm", PageContext(req, title: page.heading, flash: nil, sidebar: sidebar, content: page))
+            asked: Self.contentsDigest(trashed))
+        // The flash: asked again because the trash changed.
+        return try await req.renderPage("trash-confirm", PageContext(req, title: page.heading, flash: req.takeFlash(), sidebar: sidebar, content: page))
             .encodeResponse(for: req)
     }
 
     struct EmptyInput: Content {
-        var through: Int?
+        var asked: String?
     }
 
-    /// Deletes for good what the confirmation showed: snippets trashed after it was shown stay (the
-    /// question was about the others), and a form without the question's answer deletes nothing.
+    /// Deletes for good exactly the snippets the question counted. If the trash holds others now
+    /// (trashed, restored or imported since), or the form lacks the question's answer, nothing is
+    /// deleted and the question is asked again. (A time of deletion would not do: an import keeps a
+    /// trashed snippet's old date, so it would be emptied unasked.)
     @Sendable func empty(req: Request) async throws -> Response {
-        // Without the answer (no body, or not a number), ask again rather than refuse.
-        guard let through = (try? req.content.decode(EmptyInput.self))?.through else {
+        guard let asked = (try? req.content.decode(EmptyInput.self))?.asked else {
             return req.redirect(to: "\(settings.basePath)/trash/empty")
         }
-        let (deleted, kept) = try await req.store.write { context in
+        let deleted = try await req.store.write { context -> Int? in
             let trashed = try Self.trashed(in: context)
-            let shown = trashed.filter { Formatting.wholeMilliseconds($0.deletedAt ?? .distantFuture) <= through }
-            shown.forEach(context.delete)
-            return (shown.count, trashed.count - shown.count)
+            guard Self.contentsDigest(trashed.map(\.uuid)) == asked else { return nil }
+            trashed.forEach(context.delete)
+            return trashed.count
         }
-        var message = deleted == 0 ? "Nothing was deleted: the snippets you saw had left the trash." : "Deleted \(Self.snippets(deleted)) for good."
-        if kept > 0 {
-            message += " \(Self.snippets(kept)) trashed after you opened the question \(kept == 1 ? "is" : "are") still in the trash."
+        guard let deleted else {
+            req.flash("The trash changed since you were asked, so nothing was deleted: look at it again before you empty it.")
+            return req.redirect(to: "\(settings.basePath)/trash/empty")
         }
-        req.flash(message)
+        req.flash("Deleted \(Self.snippets(deleted)) for good.")
         return req.redirect(to: "\(settings.basePath)/trash")
+    }
+
+    /// Names a set of snippets in a few characters: the same set, in any order, gives the same text.
+    static func contentsDigest(_ ids: [UUID]) -> String {
+        let listing = ids.map(\.idString).sorted().joined(separator: ",")
+        return SHA256.hash(data: Data(listing.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
     private static func trashed(in context: ModelContext) throws -> [Snippet] {

@@ -90,8 +90,9 @@ struct LibraryExport: Codable, Equatable, Sendable {
                 + (imagesGone.count > 10 ? " and \(imagesGone.count - 10) more" : "") + ")"
             throw ExportError(
                 "the image of \(first)\(others) cannot be read from the data folder, so the export stops rather than "
-                    + "leave it out. Remove the image in the snippet's edit form (or choose it again), or ask the "
-                    + "administrator to restore its file; `snippetbox check --repair` removes every such image")
+                    + "leave it out. Remove the image in the snippet's edit form (or choose it again; restore a snippet "
+                    + "from the trash first), or ask the administrator to restore its file; `snippetbox check --repair` "
+                    + "removes every such image")
         }
         savedSearches = try context.fetch(FetchDescriptor<SavedSearch>(sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.name)]))
             .map { SavedSearchRecord(uuid: $0.uuid, name: $0.name, query: $0.query, createdAt: $0.createdAt) }
@@ -348,11 +349,14 @@ struct LibraryImporter {
     /// there), and a trashed record stays at least `trashStayAfterImport` before it is purged.
     private func trashedAt(_ record: LibraryExport.SnippetRecord, existing: Snippet?) -> Date? {
         guard let recorded = record.deletedAt else { return nil }
+        // A date still to come (a clock set wrong, a file edited) would keep the snippet in the
+        // trash for ever, shown "deleted" years ahead: it counts as trashed now.
+        let isAhead = recorded > now
         if let existing {
             guard let kept = existing.deletedAt else { return nil }
-            return max(kept, recorded)
+            return isAhead ? kept : max(kept, recorded)
         }
-        return max(recorded, now.addingTimeInterval(Self.trashStayAfterImport - Snippet.trashRetention))
+        return max(isAhead ? now : recorded, now.addingTimeInterval(Self.trashStayAfterImport - Snippet.trashRetention))
     }
 
     /// Whether `snippet` already is what `apply` would make of `record` (its folder and tags as the
