@@ -86,21 +86,30 @@ public enum Maintenance {
     /// Clears the image of each snippet whose image file cannot be read; returns their titles. The
     /// snippet is otherwise untouched: no new version, the same date of change.
     private static func forgetMissingImages(in container: ModelContainer) throws -> [String] {
-        // Found in one context, cleared in another: a context that read a file that is gone refuses
-        // to save (its save says the file cannot be read), and clearing the value reads no file.
-        let finding = ModelContext(container)
-        let gone = try finding.fetch(FetchDescriptor<Snippet>(
+        let withImages = try ModelContext(container).fetchIdentifiers(FetchDescriptor<Snippet>(
             predicate: #Predicate { $0.imageContentType != nil }, sortBy: [SortDescriptor(\.title)]))
-            .filter { $0.imageData == nil }
+        // Found in contexts of 50 snippets each, let go of in turn: a context keeps the images it read,
+        // and a library's images all at once could be gigabytes.
+        var gone: [PersistentIdentifier] = []
+        for start in stride(from: 0, to: withImages.count, by: 50) {
+            let finding = ModelContext(container)
+            for id in withImages[start..<min(start + 50, withImages.count)] {
+                if let snippet = finding.model(for: id) as? Snippet, snippet.imageData == nil { gone.append(id) }
+            }
+        }
+        // Cleared in a context of its own: one that read a file that is gone refuses to save (its
+        // save says the file cannot be read), and clearing the value reads no file.
         let clearing = ModelContext(container)
-        for snippet in gone {
-            guard let same = clearing.model(for: snippet.persistentModelID) as? Snippet else { continue }
+        var titles: [String] = []
+        for id in gone {
+            guard let snippet = clearing.model(for: id) as? Snippet else { continue }
             // Set though it reads as nil: the row names the file until it is.
-            same.imageData = nil
-            same.imageContentType = nil
+            snippet.imageData = nil
+            snippet.imageContentType = nil
+            titles.append(snippet.title)
         }
         try clearing.save()
-        return gone.map(\.title)
+        return titles
     }
 
     /// The store files in the data directory's `libraries` folder, as paths relative to the directory.
