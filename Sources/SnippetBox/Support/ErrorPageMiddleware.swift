@@ -33,9 +33,10 @@ struct ErrorPageMiddleware: AsyncMiddleware {
             return (abort.status, abort.status.code < 500 ? abort.reason : "Something went wrong on the server.")
         }
         if let export = error as? ExportError {
-            // Damage in the library, which the user can act on (`snippetbox check`), not a server fault
+            // Damage in the library, which the user can act on (the reason says how), not a server fault
             // to hide: the page said only "Something went wrong", and the reason was in the log alone.
-            return (.internalServerError, "The export stopped: \(export.description).")
+            // 409: the library's state stops the export, and the page is not titled "Server error".
+            return (.conflict, "The export stopped: \(export.description).")
         }
         if let decoding = error as? DecodingError {
             return (.badRequest, "The form could not be read (\(Self.summary(of: decoding))). Nothing was saved.")
