@@ -445,11 +445,13 @@ final class ExportAndBackupTests: AppTestCase {
     }
 
     /// Deletes the one image file beside the stores, as damage behind the app's back would.
-    private func loseTheOneImageFile() throws {
+    /// Deletes every image file in the data directory, as a backup restored without them leaves it,
+    /// after checking there are `count` of them.
+    private func loseTheImageFiles(count: Int = 1) throws {
         let files = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }
             .filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") && !$0.lastPathComponent.hasPrefix(".") } ?? []
-        XCTAssertEqual(files.count, 1)
+        XCTAssertEqual(files.count, count, "images this large are files of their own")
         for file in files { try FileManager.default.removeItem(at: file) }
     }
 
@@ -457,7 +459,7 @@ final class ExportAndBackupTests: AppTestCase {
         let id = try await createSnippet(SnippetUpload(
             title: "Big image", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "b.png")))
         _ = try await download("/data/export.json")
-        try loseTheOneImageFile()
+        try loseTheImageFiles()
 
         try await send(.GET, "/data/export.json") { response async throws in
             XCTAssertEqual(response.status, .conflict, "an export without the image would look complete")
@@ -479,11 +481,7 @@ final class ExportAndBackupTests: AppTestCase {
         let second = try await createSnippet(SnippetUpload(
             title: "Second image", code: "two", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_001)), filename: "b.png")))
         _ = try await createSnippet(SnippetUpload(title: "No image", code: "three"))
-        let external = FileManager.default.enumerator(at: dataDirectory, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL }
-            .filter { $0.deletingLastPathComponent().lastPathComponent.hasSuffix(".external") && !$0.lastPathComponent.hasPrefix(".") } ?? []
-        XCTAssertEqual(external.count, 2, "images this large are files of their own")
-        for file in external { try FileManager.default.removeItem(at: file) }
+        try loseTheImageFiles(count: 2)
 
         try await send(.GET, "/data/export.json") { response async throws in
             XCTAssertEqual(response.status, .conflict)
@@ -581,7 +579,7 @@ final class ExportAndBackupTests: AppTestCase {
         try await send(.POST, "/snippets", as: second, beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(title: "Second's own", code: "2"), as: .formData)
         }, afterResponse: { _ in })
-        try loseTheOneImageFile()
+        try loseTheImageFiles()
         let (_, secondBefore) = try await download("/data/export.json", as: second)
 
         try await send(.POST, "/data/backup") { response async throws in

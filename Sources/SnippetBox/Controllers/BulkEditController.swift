@@ -117,7 +117,7 @@ struct BulkEditController: RouteCollection {
     static func apply(_ action: Action, to ids: [UUID], in context: ModelContext) throws -> String {
         let snippets = try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { ids.contains($0.uuid) && $0.deletedAt == nil }))
         let missing = ids.count - snippets.count
-        let count = snippets.count == 1 ? "1 snippet" : "\(snippets.count) snippets"
+        let count = Formatting.snippets(snippets.count)
         let done: String
         switch action {
         case .favorite:

@@ -101,9 +101,9 @@ struct TrashController: RouteCollection {
         }
         let page = ConfirmPage(
             heading: "Empty the trash?",
-            explanation: "\(Self.snippets(trashed.count)) in it \(trashed.count == 1 ? "is" : "are") deleted for good; "
+            explanation: "\(Formatting.snippets(trashed.count)) in it \(trashed.count == 1 ? "is" : "are") deleted for good; "
                 + "\(trashed.count == 1 ? "it" : "they") cannot be restored afterwards.",
-            action: "trash/empty", button: "Delete \(Self.snippets(trashed.count)) for good",
+            action: "trash/empty", button: "Delete \(Formatting.snippets(trashed.count)) for good",
             asked: Self.contentsDigest(trashed))
         // The flash: asked again because the trash changed.
         return try await req.renderPage("trash-confirm", PageContext(req, title: page.heading, flash: req.takeFlash(), sidebar: sidebar, content: page))
@@ -132,7 +132,7 @@ struct TrashController: RouteCollection {
             req.flash("The trash changed since you were asked, so nothing was deleted: look at it again before you empty it.")
             return req.redirect(to: "\(settings.basePath)/trash/empty")
         }
-        req.flash("Deleted \(Self.snippets(deleted)) for good.")
+        req.flash("Deleted \(Formatting.snippets(deleted)) for good.")
         return req.redirect(to: "\(settings.basePath)/trash")
     }
 
@@ -144,10 +144,6 @@ struct TrashController: RouteCollection {
 
     private static func trashed(in context: ModelContext) throws -> [Snippet] {
         try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.deletedAt != nil }))
-    }
-
-    private static func snippets(_ count: Int) -> String {
-        count == 1 ? "1 snippet" : "\(count) snippets"
     }
 
     /// Deletes the snippets that have been in the trash longer than the retention period.

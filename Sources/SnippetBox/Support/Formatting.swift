@@ -2,6 +2,11 @@ import Foundation
 
 /// Dates and short texts as pages show them.
 enum Formatting {
+    /// "1 snippet", "2 snippets": a count of snippets in a sentence.
+    static func snippets(_ count: Int) -> String {
+        count == 1 ? "1 snippet" : "\(count) snippets"
+    }
+
     /// "22 Nov 2026, 14:05" in UTC, the same for every visitor (pages are rendered on the server).
     /// Built from the date's seconds by arithmetic (`utcFields`): a `DateFormatter` made per call cost
     /// a tenth of a list page, and `Calendar.dateComponents` still 2% of a list page's CPU under wrk.
