@@ -155,7 +155,7 @@ struct AccountController {
         let base = settings.basePath
         guard next.hasPrefix(base + "/"), !next.hasPrefix("//"), !next.contains("\\"),
               !next.contains("://"), next.count <= 2_000,
-              !next.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
+              !next.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.isControlCharacter })
         else { return nil }
         return next
     }

@@ -118,7 +118,7 @@ public final class AccountStore: Sendable {
             return AccountError(field: "password", message: "A password has 8 to 72 bytes (bcrypt reads no more).")
         }
         // bcrypt stops reading at a NUL byte: "pass\0word" would be "pass", and any "pass\0…" would do.
-        if password.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if password.containsControlCharacters {
             return AccountError(field: "password", message: "A password cannot contain control characters such as NUL.")
         }
         if let confirmation, confirmation != password {

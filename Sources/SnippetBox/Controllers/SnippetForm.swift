@@ -132,7 +132,7 @@ struct ValidatedSnippetForm: Sendable {
 
     /// Names are one line of text: no NUL, no line breaks, no other control characters.
     static func hasControlCharacters(_ name: String) -> Bool {
-        name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        name.containsControlCharacters
     }
 
     /// Writes the form's values into a snippet, creating the new folder and tags it names. Returns
@@ -210,4 +210,12 @@ extension String {
     /// 200-character limit, and its ZIP entry name trapped ZIPFoundation (over 64 KB); a note of a
     /// million marks was "1 character" long and took seconds to save and to show.
     var limitLength: Int { unicodeScalars.count }
+
+    /// Whether the text holds a control character (NUL, a line break, a tab, …), which names, paths,
+    /// passwords and log lines refuse or escape.
+    var containsControlCharacters: Bool { unicodeScalars.contains(where: \.isControlCharacter) }
+}
+
+extension Unicode.Scalar {
+    var isControlCharacter: Bool { properties.generalCategory == .control }
 }

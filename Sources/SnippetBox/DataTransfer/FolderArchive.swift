@@ -45,7 +45,7 @@ enum FolderArchive {
     /// not starting with a dot, at most 80 characters.
     static func safeName(_ text: String) -> String {
         let cleaned = String(text.unicodeScalars.map { scalar -> Character in
-            scalar.properties.generalCategory == .control || "/\\:*?\"<>|".unicodeScalars.contains(scalar) ? "-" : Character(scalar)
+            scalar.isControlCharacter || "/\\:*?\"<>|".unicodeScalars.contains(scalar) ? "-" : Character(scalar)
         }).trimmingCharacters(in: .whitespaces)
         // At most 80 characters and 120 bytes of UTF-8: a ZIP entry's name is at most 65,535 bytes
         // (ZIPFoundation traps beyond), and one character may be any number of bytes long.

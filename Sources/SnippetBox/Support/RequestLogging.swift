@@ -13,10 +13,10 @@ struct RequestLogging: AsyncMiddleware {
 
     /// The path with any control character that is left percent-encoded, so that it stays one line.
     static func loggedPath(_ path: String) -> String {
-        guard path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return path }
+        guard path.containsControlCharacters else { return path }
         var logged = ""
         for scalar in path.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
+            if scalar.isControlCharacter {
                 logged += String(scalar).utf8.map { String(format: "%%%02X", $0) }.joined()
             } else {
                 logged.unicodeScalars.append(scalar)

@@ -12,7 +12,7 @@ struct StaticFiles: Sendable {
               // A NUL ends the path for the file system but not for the content type, which came
               // from the whole name: `app.js%00.html` served the script as HTML.
               components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.hasPrefix(".") && !$0.contains("\\")
-                  && !$0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
+                  && !$0.containsControlCharacters })
         else { throw Abort(.notFound) }
         let path = publicDirectory + components.joined(separator: "/")
         var isDirectory: ObjCBool = false
