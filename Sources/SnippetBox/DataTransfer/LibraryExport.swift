@@ -98,7 +98,8 @@ struct LibraryExport: Codable, Equatable, Sendable {
             .map { SavedSearchRecord(uuid: $0.uuid, name: $0.name, query: $0.query, createdAt: $0.createdAt) }
     }
 
-    /// Dates as seconds since 1970, exact to the bit, so that an export, imported, exports the same.
+    /// Dates as seconds since 1970, the form other tools read, so that an export, imported, exports the
+    /// same. A `Double` of seconds since 1970 keeps about one bit less than the store (see `fileSeconds`).
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -111,6 +112,12 @@ struct LibraryExport: Codable, Equatable, Sendable {
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
     }
+
+    /// A date as the file keeps it. The store keeps a date exactly, as seconds since 2001; seconds since
+    /// 1970 need one more bit than a `Double` has for most dates since 1985, so a date read from a file
+    /// may be 0.1 µs off the library's. An import compares dates in this form, or a file exported and
+    /// imported again would update every snippet it already holds.
+    static func fileSeconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
 
     /// Reads an export file, or says in a sentence why it is not one, beginning with `isNot`.
     static func read(_ data: Data, isNot: String = "This is not a SnippetBox export") throws -> LibraryExport {
@@ -264,7 +271,7 @@ struct LibraryImporter {
                     continue
                 }
                 // An older file (an export made before the last edits here) replaced newer work.
-                if existing.updatedAt > record.updatedAt {
+                if LibraryExport.fileSeconds(existing.updatedAt) > LibraryExport.fileSeconds(record.updatedAt) {
                     report.skipped.append("“\(record.title.prefix(60))”: the library's copy was edited after the file's, so it was kept")
                     continue
                 }
@@ -354,7 +361,7 @@ struct LibraryImporter {
         let isAhead = recorded > now
         if let existing {
             guard let kept = existing.deletedAt else { return nil }
-            return isAhead ? kept : max(kept, recorded)
+            return isAhead || LibraryExport.fileSeconds(recorded) <= LibraryExport.fileSeconds(kept) ? kept : recorded
         }
         return max(isAhead ? now : recorded, now.addingTimeInterval(Self.trashStayAfterImport - Snippet.trashRetention))
     }
@@ -364,8 +371,10 @@ struct LibraryImporter {
     private func matches(_ snippet: Snippet, _ record: LibraryExport.SnippetRecord, folders: [UUID: Folder], tags: [UUID: Tag]) -> Bool {
         snippet.title == record.title.trimmingCharacters(in: .whitespacesAndNewlines) && snippet.code == record.code && snippet.notes == record.notes
             && snippet.language.rawValue == record.language && snippet.isFavorite == record.isFavorite
-            && snippet.createdAt == record.createdAt && snippet.updatedAt == record.updatedAt
-            && snippet.deletedAt == trashedAt(record, existing: snippet) && snippet.folder?.uuid == record.folder.flatMap({ folders[$0]?.uuid })
+            && LibraryExport.fileSeconds(snippet.createdAt) == LibraryExport.fileSeconds(record.createdAt)
+            && LibraryExport.fileSeconds(snippet.updatedAt) == LibraryExport.fileSeconds(record.updatedAt)
+            && snippet.deletedAt.map(LibraryExport.fileSeconds) == trashedAt(record, existing: snippet).map(LibraryExport.fileSeconds)
+            && snippet.folder?.uuid == record.folder.flatMap({ folders[$0]?.uuid })
             && Set(snippet.tags.map(\.uuid)) == Set(record.tags.compactMap { tags[$0]?.uuid })
             && snippet.imageContentType == record.image?.contentType && snippet.imageData == record.image?.data
     }
