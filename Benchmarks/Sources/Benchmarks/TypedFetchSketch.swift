@@ -197,8 +197,8 @@ final class TypedFetchSketch {
                     title: String(sqliteStatement: columns, index: 3), code: String(sqliteStatement: columns, index: 4),
                     notes: String(sqliteStatement: columns, index: 5), language: language,
                     isFavorite: sqlite3_column_int64(columns, 7) != 0,
-                    createdAt: Date(timeIntervalSince1970: sqlite3_column_double(columns, 8)),
-                    updatedAt: Date(timeIntervalSince1970: sqlite3_column_double(columns, 9)),
+                    createdAt: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(columns, 8)),
+                    updatedAt: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(columns, 9)),
                     folderKey: hasFolderColumn && sqlite3_column_type(columns, 10) != SQLITE_NULL ? sqlite3_column_int64(columns, 10) : nil)
                 let model = Model(row: row, context: context)
                 context.registered[key] = model

@@ -33,9 +33,17 @@ struct StoreMigrator {
 
     func migrateIfNeeded() throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
-        let (recorded, tables) = try inspect()
+        let (recorded, tables, datesForm) = try inspect()
         let target = StoredSchema(schema: schema)
         let steps = try plannedSteps(recorded: recorded, tables: tables, target: target)
+        // Before any stage reads the store: its contexts read dates in the current form. After the
+        // checks above, so that a store refused is left untouched.
+        switch datesForm {
+        case StoredDates.currentForm?: break
+        case let form?: throw StoredDates.unknownForm(form, at: url)
+        case nil:
+            try StoredDates.convert(storeAt: url, dataSchema: schemaOfStoredRows(recorded: recorded, tables: tables), recorded: recorded)
+        }
         guard !steps.isEmpty else { return }
         let start = recorded ?? tables.map { StoredSchema(schema: $0.schema) } ?? target
         try run(steps, from: start)
@@ -48,9 +56,21 @@ struct StoreMigrator {
         let schema: Schema
     }
 
-    /// Reads the recorded schema without writing to the store, and, for a store that has none,
-    /// which version of the plan its tables match.
-    private func inspect() throws -> (StoredSchema?, MatchedVersion?) {
+    /// The schema the store's rows were written with, as far as the code knows it: the plan's version
+    /// the store records or its tables match, else the code's own (`StoredDates` converts only the
+    /// properties a recorded schema lists with the same type).
+    private func schemaOfStoredRows(recorded: StoredSchema?, tables: MatchedVersion?) -> Schema {
+        if let tables { return tables.schema }
+        if let plan, let version = recorded?.schemaVersion, version != schema.version,
+           let written = plan.schemas.first(where: { $0.versionIdentifier == version }) {
+            return Schema(versionedSchema: written)
+        }
+        return schema
+    }
+
+    /// Reads the recorded schema and form of dates without writing to the store, and, for a store
+    /// that has no recorded schema, which version of the plan its tables match.
+    private func inspect() throws -> (StoredSchema?, MatchedVersion?, datesForm: String?) {
         var readOnly = Configuration()
         readOnly.readonly = true
         readOnly.busyMode = SQLiteStore.busyMode
@@ -58,13 +78,14 @@ struct StoreMigrator {
             let queue = try DatabaseQueue(path: url.path, configuration: readOnly)
             defer { try? queue.close() }
             return try queue.read { db in
-                if let recorded = try StoreSchemaWriter.recordedSchema(in: db) { return (recorded, nil) }
-                guard let plan else { return (nil, nil) }
+                let datesForm = try StoredDates.recordedForm(in: db)
+                if let recorded = try StoreSchemaWriter.recordedSchema(in: db) { return (recorded, nil, datesForm) }
+                guard let plan else { return (nil, nil, datesForm) }
                 for (index, version) in plan.schemas.enumerated() {
                     let candidate = Schema(versionedSchema: version)
-                    if try tablesMatch(candidate, in: db) { return (nil, MatchedVersion(index: index, schema: candidate)) }
+                    if try tablesMatch(candidate, in: db) { return (nil, MatchedVersion(index: index, schema: candidate), datesForm) }
                 }
-                return (nil, nil)
+                return (nil, nil, datesForm)
             }
         } catch let error as SwiftDataError {
             throw error

@@ -359,19 +359,28 @@ final class DecodedValues: @unchecked Sendable {
 }
 
 enum JSONCoding {
-    // Dates inside JSON are seconds since 1970, like Date columns, so that predicates compare them alike.
+    // Dates inside JSON are seconds since 2001, as `Date` encodes itself and like Date columns, so that
+    // predicates compare them alike and they read back exactly (see `Date.storedValue`). Stores written
+    // before `StoredDates` held seconds since 1970: the conversion reads them with `legacyDecoder`, and
+    // leaves as written a value that `legacyEncoder` writes as `encoder` does (one without dates).
     // Foundation's coders are Sendable: their options are set here, once, and encoding is thread-safe.
-    static let encoder: JSONEncoder = {
+    static let encoder = makeEncoder(dates: .deferredToDate)
+    static let decoder = makeDecoder(dates: .deferredToDate)
+    static let legacyEncoder = makeEncoder(dates: .secondsSince1970)
+    static let legacyDecoder = makeDecoder(dates: .secondsSince1970)
+
+    private static func makeEncoder(dates: JSONEncoder.DateEncodingStrategy) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dateEncodingStrategy = dates
         return encoder
-    }()
-    static let decoder: JSONDecoder = {
+    }
+
+    private static func makeDecoder(dates: JSONDecoder.DateDecodingStrategy) -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.dateDecodingStrategy = dates
         return decoder
-    }()
+    }
 }
 
 extension AttributeCodec {
@@ -492,14 +501,17 @@ extension URL: StorableScalar {
     }
 }
 
-/// Dates are seconds since 1970 as a REAL, so that they sort and compare as numbers.
+/// Dates are seconds since 2001 (Foundation's reference date) as a REAL, so that they sort and compare
+/// as numbers. That is the number a `Date` holds, so it is stored exactly. Seconds since 1970, as
+/// stores before `StoredDates` held, need about one more bit than a `Double` has for most dates
+/// since 1985: they read back a unit in the last place off, and such a date no longer equalled itself.
 extension Date: StorableScalar {
     static var columnType: String { "REAL" }
-    var storedValue: DatabaseValue { timeIntervalSince1970.databaseValue }
+    var storedValue: DatabaseValue { timeIntervalSinceReferenceDate.databaseValue }
     static func fromStoredValue(_ value: DatabaseValue) -> Date? {
-        Double.fromDatabaseValue(value).map { Date(timeIntervalSince1970: $0) }
+        Double.fromDatabaseValue(value).map { Date(timeIntervalSinceReferenceDate: $0) }
     }
-    var unstorableBecause: String? { notANumber(timeIntervalSince1970.isNaN) }
+    var unstorableBecause: String? { notANumber(timeIntervalSinceReferenceDate.isNaN) }
 }
 
 /// Decimals are exact: stored as text in ``SortableDecimal``'s order-preserving form.

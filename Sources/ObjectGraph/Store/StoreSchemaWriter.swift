@@ -23,6 +23,8 @@ struct StoreSchemaWriter {
             CREATE TABLE IF NOT EXISTS \(Self.metadataTable.quotedIdentifier) (
                 "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
             """)
+        // Every store a container opens has had its dates converted, if it needed it, by `StoreMigrator`.
+        try StoredDates.recordCurrentFormIfAbsent(in: db)
         try HistoryLog.createTable(in: db)
         for entity in schema.entities {
             try createOrUpdateTable(of: entity.layout, in: db)
