@@ -25,6 +25,33 @@ struct DateSpan: Codable, Hashable {
     }
 }
 
+/// A Codable enum with a date in a case's associated value.
+enum Milestone: Codable, Hashable {
+    case planned(on: Date)
+    case done
+}
+
+/// Every other shape a date takes inside a JSON column.
+@Model final class DatedShapes {
+    var name: String
+    @Attribute(.codable) var opaqueDate: Date
+    var byName: [String: Date]
+    var distinct: Set<Date>
+    var milestone: Milestone
+    var maybeSpan: DateSpan?
+    @Attribute(.unique) var uniqueDate: Date
+
+    init(name: String, date: Date) {
+        self.name = name
+        self.opaqueDate = date
+        self.byName = ["start": date]
+        self.distinct = [date]
+        self.milestone = .planned(on: date)
+        self.maybeSpan = DateSpan(start: date, end: date, label: name)
+        self.uniqueDate = date
+    }
+}
+
 enum DatedV1: VersionedSchema {
     static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
     static var models: [any PersistentModel.Type] { [Visit.self] }
@@ -177,6 +204,59 @@ final class StoredDatesTests: StoreTestCase {
         let stored = try XCTUnwrap(try rawRows("SELECT at, span FROM DatedEntry WHERE _pk = \(keptKey)").first)
         XCTAssertEqual(stored["at"] as Double, 1_700_000_000.123 - 978_307_200)
         XCTAssertEqual(stored["span"] as String, #"{"end":721692900,"label":"k","start":\#(1_700_000_000.123 - 978_307_200)}"#)
+    }
+
+    func testEveryShapeOfADateInJSONIsConvertedAndThoseWithoutDatesAreLeftAsWritten() throws {
+        do {
+            let context = ModelContext(try makeContainer(DatedShapes.self, DatedEntry.self))
+            context.insert(DatedShapes(name: "a", date: .now))
+            context.insert(DatedEntry(title: "t", at: .now, span: DateSpan(start: .now, end: .now, label: "t")))
+            try context.save()
+        }
+        // As the earlier form wrote them: `JSONEncoder` with `.secondsSince1970`, sorted keys.
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { db in
+            try db.execute(sql: "DELETE FROM _objectgraph_metadata WHERE key = 'dates'")
+            try db.execute(sql: """
+                UPDATE DatedShapes SET opaqueDate = '1700000000.123', byName = '{"start":1700000000.123}',
+                    "distinct" = '[1700000000.123]', milestone = '{"planned":{"on":1700000000.123}}',
+                    maybeSpan = '{"end":1700000000.123,"label":"a","start":1700000000.123}', uniqueDate = 1700000000.123
+                """)
+            try db.execute(sql: "UPDATE DatedEntry SET reminders = '[]', span = 'not JSON'")
+        }
+        try queue.close()
+        let context = ModelContext(try makeContainer(DatedShapes.self, DatedEntry.self))
+        let expected = Date(timeIntervalSince1970: 1_700_000_000.123)
+        let shapes = try XCTUnwrap(try context.fetch(FetchDescriptor<DatedShapes>()).first)
+        XCTAssertEqual(shapes.opaqueDate, expected)
+        XCTAssertEqual(shapes.byName, ["start": expected])
+        XCTAssertEqual(shapes.distinct, [expected])
+        XCTAssertEqual(shapes.milestone, .planned(on: expected))
+        XCTAssertEqual(shapes.maybeSpan, DateSpan(start: expected, end: expected, label: "a"))
+        XCTAssertEqual(shapes.uniqueDate, expected)
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<DatedShapes>(predicate: #Predicate { $0.uniqueDate == expected })), 1)
+        // Text without dates, and text its type cannot read, stay as written.
+        let entry = try XCTUnwrap(try rawRows("SELECT reminders, span FROM DatedEntry").first)
+        XCTAssertEqual(entry["reminders"] as String, "[]")
+        XCTAssertEqual(entry["span"] as String, "not JSON")
+    }
+
+    func testContainersOpeningOneStoreInTheEarlierFormAtOnceConvertItOnce() throws {
+        _ = try makeStoreInTheEarlierForm()
+        let url = storeURL
+        let read = LockedValue<[Date]>([])
+        let failures = LockedValue<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let container = try ModelContainer(for: Schema([DatedEntry.self]), configurations: ModelConfiguration(url: url))
+                let dates = try ModelContext(container).fetch(FetchDescriptor<DatedEntry>()).map(\.at)
+                read.withLock { $0 += dates }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        XCTAssertEqual(read.withLock { $0 }, Array(repeating: Date(timeIntervalSince1970: 1_700_000_000.123), count: 4))
     }
 
     func testAMigrationStageReadsTheDatesOfAStoreInTheEarlierForm() throws {
