@@ -281,6 +281,22 @@ final class StoredDatesTests: StoreTestCase {
         XCTAssertEqual(visit.year, 2023, "the stage read the date in the form the store held it")
     }
 
+    func testAnUnreadableHistoryRowDoesNotStopTheConversion() throws {
+        _ = try makeStoreInTheEarlierForm()
+        let queue = try DatabaseQueue(path: storeURL.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO _objectgraph_history (timestamp, author, bundle, process, changes)
+                VALUES (0, NULL, '', '', 'delete	DatedEntry		9	at	[[not JSON')
+                """)
+        }
+        try queue.close()
+        let context = ModelContext(try makeContainer(DatedEntry.self))
+        XCTAssertEqual(try context.fetch(FetchDescriptor<DatedEntry>()).map(\.at), [Date(timeIntervalSince1970: 1_700_000_000.123)])
+        // Reading the history still names the row, as it did before the conversion.
+        XCTAssertThrowsError(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()))
+    }
+
     func testAStoreWithDatesInAnUnknownFormIsRefusedAndLeftUntouched() throws {
         do {
             let context = ModelContext(try makeContainer(DatedEntry.self))

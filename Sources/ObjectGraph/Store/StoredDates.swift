@@ -161,8 +161,10 @@ enum StoredDates {
                 db, sql: "SELECT \"transaction\", \"changes\" FROM \(table) WHERE instr(\"changes\", '[[') > 0")
             for row in rows {
                 let transaction: Int64 = row[0]
-                guard let changes = String.fromDatabaseValue(row[1]) else { continue }
-                var runs = try HistoryLog.decode(changes, transaction: transaction)
+                // A row that cannot be read (written from outside ObjectGraph) is left as it is: reading
+                // the history names it, and the store's data still opens.
+                guard let changes = String.fromDatabaseValue(row[1]),
+                      var runs = try? HistoryLog.decode(changes, transaction: transaction) else { continue }
                 var changed = false
                 for index in runs.indices {
                     guard let preserved = runs[index].preserved, let tombstones = runs[index].tombstones,
