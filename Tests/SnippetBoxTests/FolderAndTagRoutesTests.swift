@@ -159,6 +159,43 @@ final class TagRoutesTests: AppTestCase {
     }
 }
 
+/// Names and titles are the user's text, in any script: each is isolated (`<bdi>`) from the text
+/// around it, so that a name written right to left keeps its count after it, and a direction
+/// override inside one (U+202E) cannot reorder the page's own words.
+final class IsolatedNamesTests: AppTestCase {
+    func testEveryNameAndTitleIsIsolatedFromTheTextAroundIt() async throws {
+        let title = "Notes \u{202E}txt.exe", folder = "\u{05E2}\u{05D1}\u{05D5}\u{05D3}\u{05D4}", tag = "x\u{202E}yz"
+        let id = try await createSnippet(SnippetUpload(title: title, newFolder: folder, newTags: tag))
+        let (folderID, tagID) = try withContext { context in
+            (try XCTUnwrap(context.fetch(FetchDescriptor<Folder>()).first).uuid.uuidString,
+             try XCTUnwrap(context.fetch(FetchDescriptor<Tag>()).first).uuid.uuidString)
+        }
+        let expected: [(path: String, fragments: [String])] = [
+            ("/snippets/\(id)", [
+                "<bdi>\(folder)</bdi> <span class=\"count\">1</span>", "<bdi>\(tag)</bdi> <span class=\"count\">1</span>",
+                "<h1><bdi>\(title)</bdi></h1>", "><bdi>\(folder)</bdi></a>", "><bdi>\(tag)</bdi></a>",
+                "<span class=\"row-title\"><bdi>\(title)</bdi></span>", "><bdi>\(tag)</bdi></span>",
+                "<span class=\"row-meta\">Swift · \u{2068}\(folder)\u{2069} · ",
+            ]),
+            ("/folders", ["><bdi>\(folder)</bdi></a>"]),
+            ("/tags", ["><bdi>\(tag)</bdi></a>"]),
+            ("/folders/\(folderID)/delete", ["“<bdi>\(folder)</bdi>”?"]),
+            ("/tags/\(tagID)/delete", ["“<bdi>\(tag)</bdi>”?"]),
+            ("/snippets/\(id)/delete", ["“<bdi>\(title)</bdi>”?"]),
+            ("/snippets/\(id)/edit", ["</span><bdi>\(tag)</bdi></label>"]),
+            ("/snippets/select", ["<span class=\"row-title\"><bdi>\(title)</bdi></span>"]),
+        ]
+        for (path, fragments) in expected {
+            let body = try await page(path)
+            for fragment in fragments {
+                XCTAssertTrue(body.contains(fragment), "\(path) lacks \(fragment)")
+            }
+        }
+        try await send(.POST, "/snippets/\(id)/delete") { response async throws in XCTAssertEqual(response.status, .seeOther) }
+        try await expectPage("/trash", shows: "<td><bdi>\(title)</bdi></td>")
+    }
+}
+
 final class MarkdownAndImageTests: XCTestCase {
     func testMarkdownIsRenderedAndSanitized() {
         let renderer = MarkdownRenderer()

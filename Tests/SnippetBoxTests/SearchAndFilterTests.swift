@@ -48,6 +48,7 @@ final class SearchAndFilterTests: AppTestCase {
         return body.components(separatedBy: "<span class=\"row-title\">").dropFirst().map { part in
             let html = String(part.prefix { $0 != "\n" }).components(separatedBy: "</span>\n").first ?? ""
             return html.replacingOccurrences(of: "<mark>", with: "").replacingOccurrences(of: "</mark>", with: "")
+                .replacingOccurrences(of: "<bdi>", with: "").replacingOccurrences(of: "</bdi>", with: "")
                 .replacingOccurrences(of: "<span class=\"star\" title=\"Favorite\">★</span> ", with: "")
                 .components(separatedBy: "</span>").first ?? ""
         }
@@ -260,7 +261,7 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertTrue(body.contains("<option value=\"10\" selected>"), "the page size")
         XCTAssertTrue(body.contains("<option value=\"\(work)\" selected>Work (1)</option>"), "the folder, with its count")
         XCTAssertTrue(body.contains("1–1 of 1"), "the pagination")
-        XCTAssertTrue(body.contains("<span class=\"row-meta\">Swift · Work · "), "the row shows its folder")
+        XCTAssertTrue(body.contains("<span class=\"row-meta\">Swift · \u{2068}Work\u{2069} · "), "the row shows its folder")
         XCTAssertFalse(body.contains("Nothing matches."))
 
         let favorites = try await page("/snippets?favorites=1")

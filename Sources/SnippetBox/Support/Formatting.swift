@@ -2,6 +2,14 @@ import Foundation
 
 /// Dates and short texts as pages show them.
 enum Formatting {
+    /// A name inside a line of the page's own text, between Unicode's first-strong isolate and pop
+    /// isolate: the plain-text form of `<bdi>`, for text a template shows as one string. A name
+    /// written right to left then keeps the words after it in their places, and a direction
+    /// override inside it ends with it.
+    static func isolated(_ name: String) -> String {
+        "\u{2068}\(name)\u{2069}"
+    }
+
     /// "1 snippet", "2 snippets": a count of snippets in a sentence.
     static func snippets(_ count: Int) -> String {
         count == 1 ? "1 snippet" : "\(count) snippets"

@@ -148,7 +148,7 @@ struct SnippetRow: Encodable, Hashable, Sendable {
         self.title = title
         self.titleHTML = titleHTML
         self.matchHTML = matchHTML
-        meta = ([language] + (folder.map { [$0] } ?? []) + [updated]).joined(separator: " · ")
+        meta = ([language] + (folder.map { [Formatting.isolated($0)] } ?? []) + [updated]).joined(separator: " · ")
         self.tags = tags
         self.isFavorite = isFavorite
         self.isSelected = isSelected
