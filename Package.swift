@@ -61,6 +61,8 @@ let package = Package(
             dependencies: [
                 "SnippetBox", "ObjectGraph", .product(name: "XCTVapor", package: "vapor"),
                 .product(name: "LeafKit", package: "leaf-kit"),
+                // To write a store as an earlier version left it, which the app's own code no longer does.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

@@ -75,6 +75,7 @@ do {
     switch arguments.first {
     case "seed":
         guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else { exitWithUsage("seed <number of snippets>") }
+        try Maintenance.refuseUpdatesBesideAServer(settings, command: "seed")
         let start = Date()
         try DemoData.seed(storeAt: settings.storeURL, count: count) { made in
             print("\(made) / \(count) snippets")

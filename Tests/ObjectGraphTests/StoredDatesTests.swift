@@ -297,6 +297,17 @@ final class StoredDatesTests: StoreTestCase {
         XCTAssertThrowsError(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()))
     }
 
+    func testAStoreInTheEarlierFormIsSaidToNeedAnUpdateWithoutBeingChanged() throws {
+        let schema = Schema([DatedEntry.self])
+        XCTAssertFalse(try ModelContainer.storeNeedsUpdate(at: storeURL, for: schema), "no file yet")
+        _ = try makeStoreInTheEarlierForm()
+        let written = try Data(contentsOf: storeURL)
+        XCTAssertTrue(try ModelContainer.storeNeedsUpdate(at: storeURL, for: schema))
+        XCTAssertEqual(try Data(contentsOf: storeURL), written)
+        _ = try makeContainer(DatedEntry.self)
+        XCTAssertFalse(try ModelContainer.storeNeedsUpdate(at: storeURL, for: schema))
+    }
+
     func testAStoreWithDatesInAnUnknownFormIsRefusedAndLeftUntouched() throws {
         do {
             let context = ModelContext(try makeContainer(DatedEntry.self))
@@ -307,9 +318,11 @@ final class StoredDatesTests: StoreTestCase {
         try queue.write { try $0.execute(sql: "UPDATE _objectgraph_metadata SET value = 'millisecondsSince1601' WHERE key = 'dates'") }
         try queue.close()
         let before = try Data(contentsOf: storeURL)
-        XCTAssertThrowsError(try makeContainer(DatedEntry.self)) { error in
-            XCTAssertEqual((error as? SwiftDataError)?.code, .loadIssueModelContainer)
-            XCTAssertTrue("\(error)".contains("millisecondsSince1601"), "\(error)")
+        for open in [{ _ = try self.makeContainer(DatedEntry.self) }, { _ = try ModelContainer.storeNeedsUpdate(at: self.storeURL, for: Schema([DatedEntry.self])) }] {
+            XCTAssertThrowsError(try open()) { error in
+                XCTAssertEqual((error as? SwiftDataError)?.code, .loadIssueModelContainer)
+                XCTAssertTrue("\(error)".contains("millisecondsSince1601"), "\(error)")
+            }
         }
         XCTAssertEqual(try Data(contentsOf: storeURL), before)
     }

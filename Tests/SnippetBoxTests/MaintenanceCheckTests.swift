@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ObjectGraph
 @testable import SnippetBox
 import XCTest
@@ -32,6 +33,49 @@ final class MaintenanceCheckTests: XCTestCase {
         var lines: [String] = []
         let healthy = try Maintenance.check(AppSettings(dataDirectory: folder)) { lines.append($0) }
         return (healthy, lines)
+    }
+
+    /// An upgrade run in place: the new binary's `check`, `backup` or `seed` (by hand, or from cron)
+    /// beside the earlier version's server still running. They converted the stores under it: that
+    /// server then read every date 31 years early, its next purge emptied the trash, and what it saved
+    /// went into the converted store in its own form (found in the upgrade hunt).
+    func testNoCommandBesideAServerOfAnEarlierVersionChangesItsStores() async throws {
+        _ = try await makeDataDirectory(openSecondLibrary: false)
+        let library = folder.appendingPathComponent(AppSettings.firstLibraryFileName)
+        // The library as an earlier version left it: no record of the form of its dates, which are seconds
+        // since 1970 (shifted here as that version wrote them).
+        let queue = try DatabaseQueue(path: library.path)
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM _objectgraph_metadata WHERE key = 'dates'")
+            try db.execute(sql: "UPDATE Snippet SET createdAt = createdAt + 978307200, updatedAt = updatedAt + 978307200")
+        }
+        try queue.close()
+        let written = try Data(contentsOf: library)
+        let settings = AppSettings(dataDirectory: folder)
+
+        var server: DataDirectoryLock? = try DataDirectoryLock.claim(folder)
+        XCTAssertNotNil(server)
+        for (command, run) in [("check", { _ = try self.check() }), ("backup", { _ = try Maintenance.backup(settings) })] {
+            XCTAssertThrowsError(try run(), command) { error in
+                XCTAssertTrue("\(error)".contains("a snippetbox server is using \(folder.path)"), "\(error)")
+                XCTAssertTrue("\(error)".contains("(snippetbox.store)"), "\(error)")
+                XCTAssertTrue("\(error)".contains("run \(command) again"), "\(error)")
+            }
+        }
+        XCTAssertThrowsError(try Maintenance.refuseUpdatesBesideAServer(settings, command: "seed"))
+        XCTAssertEqual(try Data(contentsOf: library), written, "the library was left as the server reads it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: settings.backupDirectory.path))
+
+        // The server stopped, the check updates the store, and its snippet keeps its date.
+        server = nil // its claim goes with it
+        let (healthy, lines) = try check()
+        XCTAssertTrue(healthy, "\(lines)")
+        let snippet = try XCTUnwrap(try ModelContext(try SnippetStore.openContainer(at: library)).fetch(FetchDescriptor<Snippet>()).first)
+        XCTAssertLessThan(abs(snippet.createdAt.timeIntervalSinceNow), 600)
+        // Beside a server of this version, whose stores are up to date, the commands run.
+        let current = try DataDirectoryLock.claim(folder)
+        XCTAssertTrue(try check().healthy)
+        withExtendedLifetime(current) {}
     }
 
     func testADataDirectoryThatDoesNotExistIsAnErrorAndIsNotMade() throws {

@@ -202,3 +202,20 @@ extension ModelContainer {
         return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 }
+
+extension ModelContainer {
+    /// Whether opening the store at `url` for `schema` would change the file before any context reads
+    /// it: a migration to the schema's version, or the one-time conversion of its dates (`StoredDates`).
+    /// Reads the file without writing to it; false when there is no file yet. Throws what the open
+    /// would throw for a store it refuses (a later version's, say). (Not in SwiftData.)
+    ///
+    /// A process of a later version that opens a store an earlier one still uses changes the file
+    /// under it: the earlier one reads converted dates as its own form, and writes its own form into
+    /// a store marked converted. A maintenance command run beside a server asks this first.
+    public static func storeNeedsUpdate(
+        at url: URL, for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil
+    ) throws -> Bool {
+        try StoreMigrator(url: url, schema: schema, plan: migrationPlan, externalStorage: nil,
+                          configuration: ModelConfiguration(url: url)).needsUpdate()
+    }
+}

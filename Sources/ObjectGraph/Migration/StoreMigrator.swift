@@ -31,6 +31,15 @@ struct StoreMigrator {
         }
     }
 
+    /// Whether `migrateIfNeeded` would change the store: convert its dates, or run a step.
+    func needsUpdate() throws -> Bool {
+        guard FileManager.default.fileExists(atPath: url.path) else { return false }
+        let (recorded, tables, datesForm) = try inspect()
+        let steps = try plannedSteps(recorded: recorded, tables: tables, target: StoredSchema(schema: schema))
+        if let datesForm, datesForm != StoredDates.currentForm { throw StoredDates.unknownForm(datesForm, at: url) }
+        return datesForm == nil || !steps.isEmpty
+    }
+
     func migrateIfNeeded() throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let (recorded, tables, datesForm) = try inspect()

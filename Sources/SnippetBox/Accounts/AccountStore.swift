@@ -56,10 +56,18 @@ public final class AccountStore: Sendable {
         return UUID(uuidString: String(name.dropFirst(folder.count).dropLast(suffix.count))) != nil
     }
 
+    private static let schema = Schema(versionedSchema: AccountSchemaV1.self)
+
+    /// Whether opening the accounts store would change the file first (see `Maintenance.refuseUpdatesBesideAServer`).
+    static func needsUpdate(dataDirectory: URL) throws -> Bool {
+        try ModelContainer.storeNeedsUpdate(
+            at: dataDirectory.appendingPathComponent(fileName), for: schema, migrationPlan: AccountMigrationPlan.self)
+    }
+
     public init(dataDirectory: URL, threadPool: NIOThreadPool) throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         container = try ModelContainer(
-            for: Schema(versionedSchema: AccountSchemaV1.self), migrationPlan: AccountMigrationPlan.self,
+            for: Self.schema, migrationPlan: AccountMigrationPlan.self,
             configurations: ModelConfiguration(url: dataDirectory.appendingPathComponent(Self.fileName)))
         self.threadPool = threadPool
         let accounts = try ModelContext(container).fetch(FetchDescriptor<Account>()).map(AccountInfo.init)

@@ -9,6 +9,23 @@ public struct MaintenanceError: Error, CustomStringConvertible {
 
 /// Commands run on the data directory while the server is stopped (or beside it: both are safe).
 public enum Maintenance {
+    /// Refuses to go on beside a server (another process holds the data directory's claim) when this
+    /// version's open would change a store there: convert its dates or migrate it. That server is then
+    /// an earlier version, still using the file: it would read the changed file in its own form
+    /// (every date 31 years early, so that its next purge emptied the trash) and write its own form
+    /// into a store marked converted. Stopping it and starting this version updates the stores.
+    public static func refuseUpdatesBesideAServer(_ settings: AppSettings, command: String) throws {
+        let directory = settings.dataDirectory
+        guard DataDirectoryLock.isHeldElsewhere(directory) else { return }
+        let libraries = [AppSettings.firstLibraryFileName] + libraryFileNames(in: directory)
+        var outdated = try AccountStore.needsUpdate(dataDirectory: directory) ? [AccountStore.fileName] : []
+        outdated += try libraries.filter { try SnippetStore.needsUpdate(at: directory.appendingPathComponent($0)) }
+        guard !outdated.isEmpty else { return }
+        throw MaintenanceError(description: "a snippetbox server is using \(directory.path), and its stores "
+            + "(\(outdated.joined(separator: ", "))) are in an earlier version's form: that server is an earlier version. "
+            + "Nothing was changed. Stop it and start this version, which updates them, then run \(command) again")
+    }
+
     /// Checks every store in the data directory: the accounts store, each account's library and any
     /// other library file there, with SQLite's integrity check, and that every image file a row names
     /// exists (files no row names are noted, not counted as damage). A store that cannot be opened is
@@ -24,6 +41,7 @@ public enum Maintenance {
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw MaintenanceError(description: "there is no data directory at \(directory.path) to check (DATA_DIR names it)")
         }
+        try refuseUpdatesBesideAServer(settings, command: "check")
         var healthy = true
         func run(_ name: String, isLibrary: Bool = false, _ open: () throws -> ModelContainer) {
             do {
@@ -122,6 +140,7 @@ public enum Maintenance {
     /// Writes a backup archive of the data directory into its `backups` folder; returns where, and a
     /// warning for each library whose image files were missing.
     public static func backup(_ settings: AppSettings) throws -> (archive: URL, warnings: [String]) {
+        try refuseUpdatesBesideAServer(settings, command: "backup")
         let accounts = try AccountStore(dataDirectory: settings.dataDirectory, threadPool: .singleton)
         try FileManager.default.createDirectory(at: settings.backupDirectory, withIntermediateDirectories: true)
         let written = try BackupArchive.create(
