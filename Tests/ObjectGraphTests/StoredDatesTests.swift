@@ -201,6 +201,14 @@ final class StoredDatesTests: StoreTestCase {
         }
         XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'dates'").first?["value"] as String?,
                        "secondsSinceReferenceDate")
+        // The store as it was is kept beside it, once.
+        let copies = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasPrefix("test.store.dates1970-") && $0.hasSuffix(".backup") }
+        XCTAssertEqual(copies.count, 1, "\(copies)")
+        let copy = try DatabaseQueue(path: folder.appendingPathComponent(copies[0]).path)
+        XCTAssertEqual(try copy.read { try Double.fetchOne($0, sql: "SELECT at FROM DatedEntry WHERE _pk = ?", arguments: [keptKey]) },
+                       1_700_000_000.123)
+        try copy.close()
         let stored = try XCTUnwrap(try rawRows("SELECT at, span FROM DatedEntry WHERE _pk = \(keptKey)").first)
         XCTAssertEqual(stored["at"] as Double, 1_700_000_000.123 - 978_307_200)
         XCTAssertEqual(stored["span"] as String, #"{"end":721692900,"label":"k","start":\#(1_700_000_000.123 - 978_307_200)}"#)

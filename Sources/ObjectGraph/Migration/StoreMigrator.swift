@@ -51,7 +51,12 @@ struct StoreMigrator {
         case StoredDates.currentForm?: break
         case let form?: throw StoredDates.unknownForm(form, at: url)
         case nil:
-            try StoredDates.convert(storeAt: url, dataSchema: schemaOfStoredRows(recorded: recorded, tables: tables), recorded: recorded)
+            // As before a migration, the store as it was is copied aside first (by the one process
+            // that converts it).
+            try StoredDates.convert(storeAt: url, dataSchema: schemaOfStoredRows(recorded: recorded, tables: tables), recorded: recorded) {
+                try copyStore(to: url.deletingLastPathComponent()
+                    .appendingPathComponent("\(url.lastPathComponent).dates1970-\(Self.timestamp()).backup"))
+            }
         }
         guard !steps.isEmpty else { return }
         let start = recorded ?? tables.map { StoredSchema(schema: $0.schema) } ?? target

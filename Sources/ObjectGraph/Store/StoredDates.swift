@@ -42,7 +42,9 @@ enum StoredDates {
     /// Converts the dates of the store at `url` to the current form, unless it records that form already
     /// (another process may have converted it since it was inspected). `dataSchema` is the schema its rows
     /// were written with; with `recorded`, only properties recorded with the same type are converted.
-    static func convert(storeAt url: URL, dataSchema: Schema, recorded: StoredSchema?) throws {
+    /// `keepACopy` runs first, inside the conversion's transaction, once the store is known to need it:
+    /// a copy read through another connection then holds the store as it was.
+    static func convert(storeAt url: URL, dataSchema: Schema, recorded: StoredSchema?, keepACopy: () throws -> Void) throws {
         var configuration = Configuration()
         configuration.busyMode = SQLiteStore.busyMode
         do {
@@ -54,6 +56,13 @@ enum StoredDates {
                 case currentForm?: return .commit
                 case let form?: throw unknownForm(form, at: url)
                 case nil: break
+                }
+                do {
+                    try keepACopy()
+                } catch {
+                    throw SwiftDataError(
+                        .loadIssueModelContainer,
+                        "cannot copy the store at \(url.path) before converting its dates: \(error); it was left untouched")
                 }
                 let converter = Converter(dataSchema: dataSchema, recorded: recorded)
                 try converter.convertColumns(in: db)
