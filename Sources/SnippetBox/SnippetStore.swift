@@ -56,12 +56,12 @@ public final class SnippetStore: Sendable {
         try context.prepareCounts(of: \Snippet.language, where: Snippet.inLibrary)
     }
 
-    /// Opens (creating or migrating) the library store at `url`.
     /// Whether opening the library at `url` would change the file first (see `Maintenance.refuseUpdatesBesideAServer`).
     static func needsUpdate(at url: URL) throws -> Bool {
         try ModelContainer.storeNeedsUpdate(at: url, for: schema, migrationPlan: SnippetMigrationPlan.self)
     }
 
+    /// Opens (creating or migrating) the library store at `url`.
     public static func openContainer(at url: URL) throws -> ModelContainer {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         return try ModelContainer(

@@ -7,7 +7,8 @@ public struct MaintenanceError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// Commands run on the data directory while the server is stopped (or beside it: both are safe).
+/// Commands run on the data directory while the server is stopped, or beside it (both are safe, but
+/// for a server of an earlier version: see `refuseUpdatesBesideAServer`).
 public enum Maintenance {
     /// Refuses to go on beside a server (another process holds the data directory's claim) when this
     /// version's open would change a store there: convert its dates or migrate it. That server is then
