@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 import ObjectGraph
 @testable import SnippetBox
 import XCTest
@@ -53,8 +56,11 @@ final class MaintenanceCheckTests: XCTestCase {
         let written = try Data(contentsOf: library)
         let settings = AppSettings(dataDirectory: folder)
 
-        var server: DataDirectoryLock? = try DataDirectoryLock.claim(folder)
-        XCTAssertNotNil(server)
+        // The earlier version's server: its claim, with nothing written into the lock file.
+        let lockFile = folder.appendingPathComponent(DataDirectoryLock.fileName).path
+        let earlierServer = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertEqual(flock(earlierServer, LOCK_EX | LOCK_NB), 0)
+        XCTAssertEqual(DataDirectoryLock.holder(of: folder), .earlierVersion)
         for (command, run) in [("check", { _ = try self.check() }), ("backup", { _ = try Maintenance.backup(settings) })] {
             XCTAssertThrowsError(try run(), command) { error in
                 XCTAssertTrue("\(error)".contains("a snippetbox server is using \(folder.path)"), "\(error)")
@@ -65,17 +71,19 @@ final class MaintenanceCheckTests: XCTestCase {
         XCTAssertThrowsError(try Maintenance.refuseUpdatesBesideAServer(settings, command: "seed"))
         XCTAssertEqual(try Data(contentsOf: library), written, "the library was left as the server reads it")
         XCTAssertFalse(FileManager.default.fileExists(atPath: settings.backupDirectory.path))
+        close(earlierServer)
 
-        // The server stopped, the check updates the store, and its snippet keeps its date.
-        server = nil // its claim goes with it
+        // Beside a server of this version, which has not opened the library yet (its account has not
+        // signed in since the upgrade), the check updates it, and its snippet keeps its date.
+        let server = try DataDirectoryLock.claim(folder)
+        XCTAssertEqual(DataDirectoryLock.holder(of: folder), .current)
         let (healthy, lines) = try check()
         XCTAssertTrue(healthy, "\(lines)")
         let snippet = try XCTUnwrap(try ModelContext(try SnippetStore.openContainer(at: library)).fetch(FetchDescriptor<Snippet>()).first)
         XCTAssertLessThan(abs(snippet.createdAt.timeIntervalSinceNow), 600)
-        // Beside a server of this version, whose stores are up to date, the commands run.
-        let current = try DataDirectoryLock.claim(folder)
-        XCTAssertTrue(try check().healthy)
-        withExtendedLifetime(current) {}
+        XCTAssertNoThrow(try Maintenance.backup(settings))
+        withExtendedLifetime(server) {}
+        XCTAssertEqual(DataDirectoryLock.holder(of: folder), .current, "still held")
     }
 
     func testADataDirectoryThatDoesNotExistIsAnErrorAndIsNotMade() throws {

@@ -10,14 +10,17 @@ public struct MaintenanceError: Error, CustomStringConvertible {
 /// Commands run on the data directory while the server is stopped, or beside it (both are safe, but
 /// for a server of an earlier version: see `refuseUpdatesBesideAServer`).
 public enum Maintenance {
-    /// Refuses to go on beside a server (another process holds the data directory's claim) when this
-    /// version's open would change a store there: convert its dates or migrate it. That server is then
-    /// an earlier version, still using the file: it would read the changed file in its own form
-    /// (every date 31 years early, so that its next purge emptied the trash) and write its own form
-    /// into a store marked converted. Stopping it and starting this version updates the stores.
+    /// Refuses to go on beside a server of an earlier version (the data directory's claim held by a
+    /// process that wrote no `DataDirectoryLock.holderForm`) when this version's open would change a
+    /// store there: convert its dates or migrate it. That server still uses the file: it would read the
+    /// changed file in its own form (every date 31 years early, so that its next purge emptied the
+    /// trash) and write its own form into a store marked converted. Stopping it and starting this
+    /// version updates the stores. Beside a server of this version, a library it has not opened yet
+    /// (its account has not signed in since the upgrade) is updated by the command, as the server
+    /// would update it.
     public static func refuseUpdatesBesideAServer(_ settings: AppSettings, command: String) throws {
         let directory = settings.dataDirectory
-        guard DataDirectoryLock.isHeldElsewhere(directory) else { return }
+        guard DataDirectoryLock.holder(of: directory) == .earlierVersion else { return }
         let libraries = [AppSettings.firstLibraryFileName] + libraryFileNames(in: directory)
         var outdated = try AccountStore.needsUpdate(dataDirectory: directory) ? [AccountStore.fileName] : []
         outdated += try libraries.filter { try SnippetStore.needsUpdate(at: directory.appendingPathComponent($0)) }

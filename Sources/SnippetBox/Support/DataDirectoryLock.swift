@@ -8,7 +8,8 @@ import Glibc
 /// offered first-time setup, so anyone reaching it could make an administrator), and a restore run
 /// beside a server moved the directory away under it, so that what it saved afterwards went to the
 /// copy set aside. `check`, `backup` and `seed` go through SQLite's own locking and need no claim;
-/// beside a server they refuse to update a store it uses (`Maintenance.refuseUpdatesBesideAServer`).
+/// beside an earlier version's server they refuse to update a store it uses, which they tell by the
+/// record the holder writes into the lock file (`holderForm`, `Maintenance.refuseUpdatesBesideAServer`).
 ///
 /// An advisory `flock` on `DATA_DIR/.snippetbox.lock`, held until the process ends (the kernel lets
 /// it go however the process ends). `flock` is apart from the POSIX locks SQLite takes, so holding it
@@ -34,14 +35,31 @@ public final class DataDirectoryLock: Sendable {
     /// The lock file's name in the data directory.
     static let fileName = ".snippetbox.lock"
 
-    /// Whether another process (a server, a restore) holds `dataDirectory`'s claim now. Creates nothing:
+    /// What the claim's holder writes into the lock file: the form of the stores it reads and writes.
+    /// A holder that wrote nothing is a version from before the record, whose stores kept their dates
+    /// in the earlier form (see `Maintenance.refuseUpdatesBesideAServer`).
+    static let holderForm = "stores: ObjectGraph dates as seconds since 2001\n"
+
+    /// Who holds `dataDirectory`'s claim now, as far as another process can tell. Creates nothing:
     /// without the lock file, nobody does.
-    public static func isHeldElsewhere(_ dataDirectory: URL) -> Bool {
+    public enum Holder: Equatable, Sendable {
+        case nobody
+        /// A server or restore of this version, or a later one that keeps the same record.
+        case current
+        /// A server or restore that wrote no record: an earlier version.
+        case earlierVersion
+    }
+
+    public static func holder(of dataDirectory: URL) -> Holder {
         let descriptor = open(dataDirectory.appendingPathComponent(fileName).path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return .nobody }
         defer { close(descriptor) }
         // A shared lock is refused only while someone holds the exclusive one; closing lets it go.
-        return flock(descriptor, LOCK_SH | LOCK_NB) != 0
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else { return .nobody }
+        var bytes = [UInt8](repeating: 0, count: 256)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let record = count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : ""
+        return record == holderForm ? .current : .earlierVersion
     }
 
     /// Claims `dataDirectory` (creating it), or throws `Taken` at once if another process holds it.
@@ -55,6 +73,13 @@ public final class DataDirectoryLock: Sendable {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw Taken(dataDirectory: dataDirectory.path)
+        }
+        // The record is only read while the claim is held: one left from an earlier holder is replaced.
+        let record = Array(holderForm.utf8)
+        let written = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard ftruncate(descriptor, off_t(record.count)) == 0, written == record.count else {
+            close(descriptor)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         return DataDirectoryLock(descriptor: descriptor)
     }
