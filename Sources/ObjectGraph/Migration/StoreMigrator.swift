@@ -31,35 +31,36 @@ struct StoreMigrator {
         }
     }
 
-    /// Whether `migrateIfNeeded` would change the store: convert its dates, or run a step.
-    func needsUpdate() throws -> Bool {
-        guard FileManager.default.fileExists(atPath: url.path) else { return false }
+    /// What opening the store changes first: whether it converts the store's dates, and the steps
+    /// that migrate it. Nil when there is no file. Throws for a store the open refuses, which is left
+    /// untouched: one newer than the code, at a version the plan does not list, or whose dates are
+    /// in a form this version does not read.
+    private func plannedUpdate() throws -> (recorded: StoredSchema?, tables: MatchedVersion?, convertsDates: Bool, steps: [Step])? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let (recorded, tables, datesForm) = try inspect()
         let steps = try plannedSteps(recorded: recorded, tables: tables, target: StoredSchema(schema: schema))
         if let datesForm, datesForm != StoredDates.currentForm { throw StoredDates.unknownForm(datesForm, at: url) }
-        return datesForm == nil || !steps.isEmpty
+        return (recorded, tables, datesForm == nil, steps)
+    }
+
+    /// Whether `migrateIfNeeded` would change the store: convert its dates, or run a step.
+    func needsUpdate() throws -> Bool {
+        guard let update = try plannedUpdate() else { return false }
+        return update.convertsDates || !update.steps.isEmpty
     }
 
     func migrateIfNeeded() throws {
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
-        let (recorded, tables, datesForm) = try inspect()
-        let target = StoredSchema(schema: schema)
-        let steps = try plannedSteps(recorded: recorded, tables: tables, target: target)
-        // Before any stage reads the store: its contexts read dates in the current form. After the
-        // checks above, so that a store refused is left untouched.
-        switch datesForm {
-        case StoredDates.currentForm?: break
-        case let form?: throw StoredDates.unknownForm(form, at: url)
-        case nil:
-            // As before a migration, the store as it was is copied aside first (by the one process
-            // that converts it).
+        guard let (recorded, tables, convertsDates, steps) = try plannedUpdate() else { return }
+        // Before any stage reads the store: its contexts read dates in the current form. As before a
+        // migration, the store as it was is copied aside first (by the one process that converts it).
+        if convertsDates {
             try StoredDates.convert(storeAt: url, dataSchema: schemaOfStoredRows(recorded: recorded, tables: tables), recorded: recorded) {
                 try copyStore(to: url.deletingLastPathComponent()
                     .appendingPathComponent("\(url.lastPathComponent).dates1970-\(Self.timestamp()).backup"))
             }
         }
         guard !steps.isEmpty else { return }
-        let start = recorded ?? tables.map { StoredSchema(schema: $0.schema) } ?? target
+        let start = recorded ?? tables.map { StoredSchema(schema: $0.schema) } ?? StoredSchema(schema: schema)
         try run(steps, from: start)
     }
 

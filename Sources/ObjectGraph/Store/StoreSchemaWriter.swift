@@ -19,10 +19,7 @@ struct StoreSchemaWriter {
 
     /// Creates what is missing (tables, columns, indexes, join tables) and records the schema.
     func createOrUpdate(in db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.metadataTable.quotedIdentifier) (
-                "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
-            """)
+        try Self.createMetadataTable(in: db)
         // Every store a container opens has had its dates converted, if it needed it, by `StoreMigrator`.
         try StoredDates.recordCurrentFormIfAbsent(in: db)
         try HistoryLog.createTable(in: db)
@@ -186,10 +183,22 @@ struct StoreSchemaWriter {
         }
     }
 
-    static func recordedSchema(in db: Database) throws -> StoredSchema? {
+    static func createMetadataTable(in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(metadataTable.quotedIdentifier) (
+                "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
+            """)
+    }
+
+    /// The value the metadata table keeps under `key`; nil without one, or without the table.
+    static func metadataValue(_ key: String, in db: Database) throws -> String? {
         guard try db.tableExists(metadataTable) else { return nil }
-        guard let json = try String.fetchOne(
-            db, sql: "SELECT \"value\" FROM \(metadataTable.quotedIdentifier) WHERE \"key\" = 'schema'") else { return nil }
+        return try String.fetchOne(
+            db, sql: "SELECT \"value\" FROM \(metadataTable.quotedIdentifier) WHERE \"key\" = ?", arguments: [key])
+    }
+
+    static func recordedSchema(in db: Database) throws -> StoredSchema? {
+        guard let json = try metadataValue("schema", in: db) else { return nil }
         return try? JSONCoding.decoder.decode(StoredSchema.self, from: Data(json.utf8))
     }
 

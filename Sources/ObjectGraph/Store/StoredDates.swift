@@ -17,10 +17,7 @@ enum StoredDates {
 
     /// The store's recorded form of dates; nil for a store without one (written before the record).
     static func recordedForm(in db: Database) throws -> String? {
-        guard try db.tableExists(StoreSchemaWriter.metadataTable) else { return nil }
-        return try String.fetchOne(
-            db, sql: "SELECT \"value\" FROM \(StoreSchemaWriter.metadataTable.quotedIdentifier) WHERE \"key\" = ?",
-            arguments: [metadataKey])
+        try StoreSchemaWriter.metadataValue(metadataKey, in: db)
     }
 
     /// Records the current form in a store that has no record yet: a new store, whose every date is
@@ -67,10 +64,7 @@ enum StoredDates {
                 let converter = Converter(dataSchema: dataSchema, recorded: recorded)
                 try converter.convertColumns(in: db)
                 try converter.convertTombstones(in: db)
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS \(StoreSchemaWriter.metadataTable.quotedIdentifier) (
-                        "key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL)
-                    """)
+                try StoreSchemaWriter.createMetadataTable(in: db)
                 try recordCurrentFormIfAbsent(in: db)
                 return .commit
             }
@@ -93,13 +87,11 @@ enum StoredDates {
 
     private struct Converter {
         let dataSchema: Schema
-        let recorded: StoredSchema?
         /// Each entity's properties that need converting, by name, found once.
         private var conversionsByEntity: [String: [String: Conversion]] = [:]
 
         init(dataSchema: Schema, recorded: StoredSchema?) {
             self.dataSchema = dataSchema
-            self.recorded = recorded
             for entity in dataSchema.entities {
                 var conversions: [String: Conversion] = [:]
                 for slot in entity.layout.columnSlots {
