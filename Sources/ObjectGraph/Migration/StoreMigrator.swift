@@ -49,7 +49,19 @@ struct StoreMigrator {
         return update.convertsDates || !update.steps.isEmpty
     }
 
+    /// Updates the store if it needs it, as one container at a time (`StoreUpdateLock`): a waiter
+    /// plans again once the one before it is done, and finds nothing left to do.
     func migrateIfNeeded() throws {
+        do {
+            // Most opens find the store current, and need no lock.
+            guard try needsUpdate() else { return }
+        } catch let error as SwiftDataError where error.code == .loadIssueModelContainer {
+            // Read while another container replaced the file, perhaps: read it again once it is done.
+        }
+        try StoreUpdateLock.holding(storeURL: url) { try update() }
+    }
+
+    private func update() throws {
         guard let (recorded, tables, convertsDates, steps) = try plannedUpdate() else { return }
         // Before any stage reads the store: its contexts read dates in the current form. As before a
         // migration, the store as it was is copied aside first (by the one process that converts it).

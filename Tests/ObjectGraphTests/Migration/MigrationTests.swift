@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ObjectGraph
+@testable import ObjectGraph
 import XCTest
 
 final class LightweightMigrationTests: StoreTestCase {
@@ -185,6 +185,34 @@ final class VersionedMigrationTests: StoreTestCase {
         let context = ModelContext(try open(NoteSchemaV3.self))
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<NoteSchemaV3.Memo>()), 4)
         XCTAssertEqual(try context.fetch(FetchDescriptor<NoteSchemaV3.Memo>()).filter { $0.title.hasPrefix("groceries") }.count, 3)
+    }
+
+    /// Processes (a server and a command) or threads that open one old store at the same moment:
+    /// one migrates it, and the others open what it made. Each container then saves a memo of its own,
+    /// and every memo must be in the store: a container left on a file another one renamed away would
+    /// write where nobody reads.
+    func testContainersOpeningOneOldStoreAtOnceMigrateItOnceAndKeepWhatEachSaves() throws {
+        try makeV1Store()
+        let url = storeURL
+        let failures = LockedValue<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            do {
+                let context = ModelContext(try ModelContainer(
+                    for: Schema(versionedSchema: NoteSchemaV3.self), migrationPlan: NoteMigrationPlan.self,
+                    configurations: ModelConfiguration(url: url)))
+                context.insert(NoteSchemaV3.Memo(title: "opened by \(index)", text: ""))
+                try context.save()
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let titles = try ModelContext(try open(NoteSchemaV3.self)).fetch(FetchDescriptor<NoteSchemaV3.Memo>()).map(\.title).sorted()
+        XCTAssertEqual(titles, ["groceries", "groceries (2)", "groceries (3)", "ideas",
+                                "opened by 0", "opened by 1", "opened by 2", "opened by 3"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        XCTAssertEqual(files.filter { $0.hasSuffix(".backup") }.count, 1, "one migration, one copy: \(files.sorted())")
+        XCTAssertFalse(files.contains { $0.contains(".migrating") || $0.hasSuffix(".updating") }, "\(files)")
     }
 
     func testAMigrationThatFailsHalfWayLeavesTheStoreUnchangedAndTheCopyPresent() throws {
