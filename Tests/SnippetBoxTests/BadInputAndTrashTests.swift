@@ -466,7 +466,7 @@ final class BadInputAndTrashTests: AppTestCase {
         XCTAssertFalse(trash.contains("action=\"/trash/empty\""), "no button empties the trash at once: \(trash)")
 
         let single = try await page("/trash/\(first)/delete")
-        XCTAssertTrue(single.contains("Delete “First out” for good?"), single)
+        XCTAssertTrue(single.contains("Delete “\u{2068}First out\u{2069}” for good?"), single)
         XCTAssertTrue(single.contains("action=\"/trash/\(first)/delete\""), single)
         _ = try await page("/trash/\(later)/delete", status: .notFound)
 

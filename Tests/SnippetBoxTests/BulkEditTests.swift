@@ -128,16 +128,16 @@ final class BulkEditTests: AppTestCase {
 
         var outcome = try await bulk([second, third], "move:\(folderID)", query: "?language=swift")
         XCTAssertEqual(outcome.location, "/snippets?language=swift", "back to the same list")
-        XCTAssertTrue(outcome.flash.contains("Moved 2 snippets to “Work”."), outcome.flash)
+        XCTAssertTrue(outcome.flash.contains("Moved 2 snippets to “\u{2068}Work\u{2069}”."), outcome.flash)
         XCTAssertEqual(try snippets().map { $0.folder?.name }, ["Work", "Work", "Work"])
         XCTAssertEqual(try snippets().map(\.searchKeywords), ["keep Work", "Work", "Work"], "the search finds them by folder")
 
         outcome = try await bulk([first, second], "tag:\(tagID)")
-        XCTAssertTrue(outcome.flash.contains("Tagged 2 snippets “keep”."), outcome.flash)
+        XCTAssertTrue(outcome.flash.contains("Tagged 2 snippets “\u{2068}keep\u{2069}”."), outcome.flash)
         XCTAssertEqual(try snippets().map { $0.tags.map(\.name) }, [["keep"], ["keep"], []], "no tag twice")
 
         outcome = try await bulk([first, third], "untag:\(tagID)")
-        XCTAssertTrue(outcome.flash.contains("Removed the tag “keep” from 2 snippets."), outcome.flash)
+        XCTAssertTrue(outcome.flash.contains("Removed the tag “\u{2068}keep\u{2069}” from 2 snippets."), outcome.flash)
         XCTAssertEqual(try snippets().map { $0.tags.map(\.name) }, [[], ["keep"], []])
 
         outcome = try await bulk([first, third], "favorite")

@@ -120,7 +120,7 @@ final class ExportAndBackupTests: AppTestCase {
         let (status, body) = try await importFile(json)
         expectStatus(.ok, status)
         XCTAssertTrue(body.contains("0 added, 0 updated, 0 already here, 1 skipped."), body)
-        XCTAssertTrue(body.contains("“Deploy”: the library&#39;s copy was edited after the file&#39;s, so it was kept"), body)
+        XCTAssertTrue(body.contains("“\u{2068}Deploy\u{2069}”: the library&#39;s copy was edited after the file&#39;s, so it was kept"), body)
         let code = { try self.withContext { try $0.fetch(FetchDescriptor<Snippet>()).map(\.code) } }
         XCTAssertEqual(try code(), ["v2, edited after the export"])
 
@@ -235,7 +235,7 @@ final class ExportAndBackupTests: AppTestCase {
         expectStatus(.ok, status)
         XCTAssertTrue(body.contains("0 added, 0 updated, 0 already here, 5 skipped."), body)
         XCTAssertEqual(body.components(separatedBy: "a date outside the years 1 to 9999").count - 1, 4, body)
-        XCTAssertTrue(body.contains("saved search “Forever”: not valid"), body)
+        XCTAssertTrue(body.contains("saved search “\u{2068}Forever\u{2069}”: not valid"), body)
         try withContext { context in
             XCTAssertEqual(try context.fetchCount(FetchDescriptor<Snippet>()), 5)
             XCTAssertEqual(try context.fetchCount(FetchDescriptor<Folder>(predicate: #Predicate { $0.name == "Timeless" })), 0)
@@ -313,9 +313,9 @@ final class ExportAndBackupTests: AppTestCase {
         let (status, body) = try await importFile(file)
         expectStatus(.ok, status)
         XCTAssertTrue(body.contains("Saved searches added</h3><ul><li>Padded</li></ul>"), body)
-        XCTAssertTrue(body.contains("saved search “Other”: its id is also an earlier saved search"), body)
-        XCTAssertTrue(body.contains("saved search “swift THINGS”: there is already a saved search of that name"), body)
-        XCTAssertTrue(body.contains("saved search “PADDED”: there is already a saved search of that name"), body)
+        XCTAssertTrue(body.contains("saved search “\u{2068}Other\u{2069}”: its id is also an earlier saved search"), body)
+        XCTAssertTrue(body.contains("saved search “\u{2068}swift THINGS\u{2069}”: there is already a saved search of that name"), body)
+        XCTAssertTrue(body.contains("saved search “\u{2068}PADDED\u{2069}”: there is already a saved search of that name"), body)
         XCTAssertFalse(body.contains("saved search “Swift things”"), "the library's own search, same query: already here")
         let stored = { () throws -> [String] in
             try self.withContext { context in
@@ -464,7 +464,7 @@ final class ExportAndBackupTests: AppTestCase {
         try await send(.GET, "/data/export.json") { response async throws in
             XCTAssertEqual(response.status, .conflict, "an export without the image would look complete")
             XCTAssertFalse(response.body.string.contains("Server error"), "the library's state, which the user can mend: \(response.body.string)")
-            XCTAssertTrue(response.body.string.contains("The export stopped: the image of “Big image” cannot be read from the data folder"),
+            XCTAssertTrue(response.body.string.contains("The export stopped: the image of “\u{2068}Big image\u{2069}” cannot be read from the data folder"),
                           "the reason is shown, not only logged: \(response.body.string)")
         }
         try await send(.GET, "/snippets/\(id)/image") { response async throws in
@@ -485,7 +485,7 @@ final class ExportAndBackupTests: AppTestCase {
 
         try await send(.GET, "/data/export.json") { response async throws in
             XCTAssertEqual(response.status, .conflict)
-            XCTAssertTrue(response.body.string.contains("the image of “First image” (and of “Second image”) cannot be read"), response.body.string)
+            XCTAssertTrue(response.body.string.contains("the image of “\u{2068}First image\u{2069}” (and of “\u{2068}Second image\u{2069}”) cannot be read"), response.body.string)
             XCTAssertTrue(response.body.string.contains("Remove the image in the snippet&#39;s edit form")
                 || response.body.string.contains("Remove the image in the snippet's edit form"), response.body.string)
             XCTAssertTrue(response.body.string.contains("restore a snippet from the trash first"), response.body.string)
@@ -503,7 +503,7 @@ final class ExportAndBackupTests: AppTestCase {
             XCTAssertEqual(response.status, .seeOther)
         })
         try await send(.GET, "/data/export.json") { response async throws in
-            XCTAssertTrue(response.body.string.contains("the image of “Second image” cannot be read"), response.body.string)
+            XCTAssertTrue(response.body.string.contains("the image of “\u{2068}Second image\u{2069}” cannot be read"), response.body.string)
         }
 
         var lines: [String] = []

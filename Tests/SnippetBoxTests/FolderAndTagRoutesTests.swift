@@ -182,8 +182,16 @@ final class IsolatedNamesTests: AppTestCase {
             ("/folders/\(folderID)/delete", ["“<bdi>\(folder)</bdi>”?"]),
             ("/tags/\(tagID)/delete", ["“<bdi>\(tag)</bdi>”?"]),
             ("/snippets/\(id)/delete", ["“<bdi>\(title)</bdi>”?"]),
-            ("/snippets/\(id)/edit", ["</span><bdi>\(tag)</bdi></label>"]),
+            ("/snippets/\(id)/edit", ["</span><bdi>\(tag)</bdi></label>", "<title>Edit “\u{2068}\(title)\u{2069}” · "]),
             ("/snippets/select", ["<span class=\"row-title\"><bdi>\(title)</bdi></span>"]),
+            // Names inside a sentence the page shows as one string: headings, page titles, messages.
+            ("/snippets?tag=\(tagID)", ["Tagged “\u{2068}\(tag)\u{2069}”"]),
+            ("/snippets?folder=\(folderID)", ["<title>\u{2068}\(folder)\u{2069} · "]),
+            ("/snippets/\(id)?folder=\(folderID)", ["<title>\u{2068}\(title)\u{2069} · "]),
+            ("/snippets?q=Notes+%E2%80%AEtxt", ["for “\u{2068}Notes \u{202E}txt\u{2069}”"]),
+            ("/folders/\(folderID)/delete", ["<title>Delete folder “\u{2068}\(folder)\u{2069}”? · "]),
+            ("/tags/\(tagID)/delete", ["<title>Delete tag “\u{2068}\(tag)\u{2069}”? · "]),
+            ("/snippets/\(id)/delete", ["<title>Delete “\u{2068}\(title)\u{2069}”? · "]),
         ]
         for (path, fragments) in expected {
             let body = try await page(path)
@@ -192,7 +200,11 @@ final class IsolatedNamesTests: AppTestCase {
             }
         }
         try await send(.POST, "/snippets/\(id)/delete") { response async throws in XCTAssertEqual(response.status, .seeOther) }
+        try await expectPage("/trash", shows: "Moved “\u{2068}\(title)\u{2069}” to the trash.")
         try await expectPage("/trash", shows: "<td><bdi>\(title)</bdi></td>")
+        try await expectPage("/trash/\(id)/delete", shows: "<h1>Delete “\u{2068}\(title)\u{2069}” for good?</h1>")
+        try await send(.POST, "/tags/\(tagID)/delete") { response async throws in XCTAssertEqual(response.status, .seeOther) }
+        try await expectPage("/tags", shows: "Deleted the tag “\u{2068}\(tag)\u{2069}”; its snippets stay.")
     }
 }
 

@@ -210,7 +210,7 @@ final class SearchAndFilterTests: AppTestCase {
         XCTAssertEqual(Set(results), ["Alpha fetch", "Beta query", "Delta loose"])
         let body = try await page("/snippets?q=fetch")
         XCTAssertTrue(body.contains("<mark>fetch</mark>"))
-        XCTAssertTrue(body.contains("3 results for “fetch”"))
+        XCTAssertTrue(body.contains("3 results for “\u{2068}fetch\u{2069}”"))
         try await expectTitles("?q=gamma", ["Gamma both", "Epsilon notes"])
         try await expectTitles("?q=sql", ["Beta query", "Gamma both"], anyOrder: true, "tag names are searched too")
         try await expectTitles("?q=fetch+-shell", ["Alpha fetch", "Beta query"])
@@ -228,7 +228,7 @@ final class SearchAndFilterTests: AppTestCase {
             try await expectTitles("?q=\(query)", [])
         }
         let body = try await page("/snippets?q=fetch+-alert")
-        XCTAssertTrue(body.contains("3 results for “fetch -alert”"), body)
+        XCTAssertTrue(body.contains("3 results for “\u{2068}fetch -alert\u{2069}”"), body)
     }
 
     func testHostileQueriesAreTreatedAsText() async throws {
@@ -309,7 +309,7 @@ final class SearchAndFilterTests: AppTestCase {
             XCTAssertEqual(saved.map(\.query), ["q=fetch&size=10"])
         }
         let body = try await page("/snippets")
-        XCTAssertTrue(body.contains("There is already a saved search named “fetches”"), body)
+        XCTAssertTrue(body.contains("There is already a saved search named “\u{2068}fetches\u{2069}”"), body)
     }
 
     func testSavedSearchesAppearInTheSidebar() async throws {
@@ -327,7 +327,7 @@ final class SearchAndFilterTests: AppTestCase {
             XCTAssertEqual(response.status, .seeOther, response.body.string)
         }
         let after = try await page("/snippets")
-        XCTAssertTrue(after.contains("Removed the saved search “Fetch favourites”."))
+        XCTAssertTrue(after.contains("Removed the saved search “\u{2068}Fetch favourites\u{2069}”."))
         XCTAssertFalse(after.contains("href=\"/snippets?q=fetch&amp;favorites=1\""))
     }
 

@@ -183,13 +183,13 @@ final class SnippetRoutesTests: AppTestCase {
         try await expectPage("/snippets?folder=\(folderID)", shows: "Final")
         try await expectPage("/snippets?folder=unfiled", hides: "Final")
 
-        try await expectPage("/snippets/\(id)/delete", shows: "Delete “Final”?")
+        try await expectPage("/snippets/\(id)/delete", shows: "Delete “\u{2068}Final\u{2069}”?")
         try await send(.POST, "/snippets/\(id)/delete") { response async throws in
             XCTAssertEqual(response.status, .seeOther)
         }
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Snippet>(predicate: Snippet.inLibrary)) }, 0)
         _ = try await page("/snippets/\(id)", status: .notFound)
-        try await expectPage("/snippets", shows: "Moved “Final” to the trash.")
+        try await expectPage("/snippets", shows: "Moved “\u{2068}Final\u{2069}” to the trash.")
         try await expectPage("/snippets", hides: "Final")
         try await expectPage("/trash", shows: "Final")
     }

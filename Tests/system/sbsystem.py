@@ -456,11 +456,12 @@ def read_snippet(client, snippet_id, with_title=True):
 
 
 def title_matches(found, expected):
-    """The page's <title> is "<snippet title> · SnippetBox"."""
+    """The page's <title> is "<snippet title> · SnippetBox", the snippet's title between Unicode's
+    isolate marks (U+2068 … U+2069), so that a title written right to left keeps the words after it."""
     if not found.get("checked_title", True):
         return True
     title = found["title"] or ""
-    return title == expected["title"] or title.startswith(expected["title"] + " ·")
+    return title.startswith("\u2068" + expected["title"] + "\u2069 ·")
 
 
 def matches(found, expected):

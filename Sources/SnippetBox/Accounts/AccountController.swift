@@ -261,7 +261,7 @@ struct AccountController {
         if let problem = AccountStore.problem(username: username, password: password, confirmation: nil) {
             errors[problem.field] = problem.message
         } else if req.application.accounts.account(username: username) != nil {
-            errors["username"] = "There is already an account named “\(AccountStore.normalize(username))”."
+            errors["username"] = "There is already an account named \(Formatting.quoted(AccountStore.normalize(username)))."
         }
         guard errors.isEmpty else {
             return try await renderUsersPage(req, newUsername: username, errors: errors)

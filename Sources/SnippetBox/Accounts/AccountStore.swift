@@ -147,7 +147,7 @@ public final class AccountStore: Sendable {
                 throw AccountError(field: "username", message: "SnippetBox is already set up; log in instead.")
             }
             if existing.contains(where: { $0.username == name }) {
-                throw AccountError(field: "username", message: "There is already an account named “\(name)”.")
+                throw AccountError(field: "username", message: "There is already an account named \(Formatting.quoted(name)).")
             }
             let id = UUID()
             let file = existing.isEmpty ? AppSettings.firstLibraryFileName : "libraries/\(id.idString).store"

@@ -139,15 +139,15 @@ struct BulkEditController: RouteCollection {
             }
             // A move is an edit, as on the snippet's page: an edit form opened before sees a new version.
             edit(snippets) { $0.folder = folder }
-            done = "Moved \(count) to \(folder.map { "“\($0.name)”" } ?? "Unfiled")."
+            done = "Moved \(count) to \(folder.map { Formatting.quoted($0.name) } ?? "Unfiled")."
         case .addTag(let tagID):
             guard let tag = try Lookup.tag(tagID, in: context) else { return "That tag was deleted meanwhile, so nothing was tagged." }
             edit(snippets.filter { !$0.tags.contains(tag) }) { $0.tags.append(tag) }
-            done = "Tagged \(count) “\(tag.name)”."
+            done = "Tagged \(count) \(Formatting.quoted(tag.name))."
         case .removeTag(let tagID):
             guard let tag = try Lookup.tag(tagID, in: context) else { return "That tag was deleted meanwhile, so no snippet had it." }
             edit(snippets.filter { $0.tags.contains(tag) }) { snippet in snippet.tags.removeAll { $0 == tag } }
-            done = "Removed the tag “\(tag.name)” from \(count)."
+            done = "Removed the tag \(Formatting.quoted(tag.name)) from \(count)."
         }
         guard missing > 0 else { return done }
         return done + " \(missing == 1 ? "1 checked snippet was" : "\(missing) checked snippets were") not in the library (deleted meanwhile?) and left out."

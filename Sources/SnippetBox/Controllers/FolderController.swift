@@ -49,7 +49,7 @@ struct FolderController: RouteCollection {
             return .failure(NameError(message: ValidatedSnippetForm.controlCharacterMessage))
         }
         if try Lookup.folder(named: name, excluding: excluding, in: context) != nil {
-            return .failure(NameError(message: "There is already a folder named “\(name)”."))
+            return .failure(NameError(message: "There is already a folder named \(Formatting.quoted(name))."))
         }
         return .success(name)
     }
@@ -67,7 +67,7 @@ struct FolderController: RouteCollection {
         }
         switch outcome {
         case .success(let name):
-            req.flash("Folder “\(name)” created.")
+            req.flash("Folder \(Formatting.quoted(name)) created.")
             return req.redirect(to: "\(settings.basePath)/folders")
         case .failure(let error):
             return try await indexPage(req, newName: input.name ?? "", error: error.message)
@@ -104,7 +104,7 @@ struct FolderController: RouteCollection {
         }
         switch outcome {
         case .success(let name):
-            req.flash("Folder renamed to “\(name)”.")
+            req.flash("Folder renamed to \(Formatting.quoted(name)).")
             return req.redirect(to: "\(settings.basePath)/folders")
         case .failure(let error):
             return try await editPage(req, id: id, name: input.name ?? "", error: error.message)
@@ -122,7 +122,7 @@ struct FolderController: RouteCollection {
                     FolderDeletePage(id: id.idString, name: folder.name, count: count))
         }
         return try await req.renderPage("folder-delete", PageContext(
-            req, title: "Delete folder “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))
+            req, title: "Delete folder \(Formatting.quoted(page.name))?", flash: nil, sidebar: sidebar, content: page))
     }
 
     struct DeleteInput: Content {
@@ -149,11 +149,11 @@ struct FolderController: RouteCollection {
             return (folder.name, snippets.filter { $0.deletedAt == nil || $0.deletedAt == now }.count)
         }
         if count == 0 {
-            req.flash("Deleted the folder “\(name)”.")
+            req.flash("Deleted the folder \(Formatting.quoted(name)).")
         } else if mode == "move" {
-            req.flash("Deleted the folder “\(name)”; its \(count) snippet\(count == 1 ? "" : "s") moved to Unfiled.")
+            req.flash("Deleted the folder \(Formatting.quoted(name)); its \(count) snippet\(count == 1 ? "" : "s") moved to Unfiled.")
         } else {
-            req.flash("Deleted the folder “\(name)”; its \(count) snippet\(count == 1 ? " is" : "s are") in the trash.")
+            req.flash("Deleted the folder \(Formatting.quoted(name)); its \(count) snippet\(count == 1 ? " is" : "s are") in the trash.")
         }
         return req.redirect(to: "\(settings.basePath)/folders")
     }

@@ -37,10 +37,10 @@ struct SavedSearchController: RouteCollection {
             return true
         }
         guard isNew else {
-            req.flash("There is already a saved search named “\(name)”: choose another name, or remove that one first.")
+            req.flash("There is already a saved search named \(Formatting.quoted(name)): choose another name, or remove that one first.")
             return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
         }
-        req.flash("Saved the search “\(name)”.")
+        req.flash("Saved the search \(Formatting.quoted(name)).")
         return req.redirect(to: "\(settings.basePath)/snippets\(query.isEmpty ? "" : "?" + query)")
     }
 
@@ -73,7 +73,7 @@ struct SavedSearchController: RouteCollection {
             context.delete(search)
             return search.name
         }
-        req.flash("Removed the saved search “\(name)”.")
+        req.flash("Removed the saved search \(Formatting.quoted(name)).")
         return req.redirect(to: "\(settings.basePath)/snippets")
     }
 }

@@ -90,7 +90,7 @@ struct SnippetController: RouteCollection {
         page.rowsHTML = try await req.application.renderedFragments.html(
             "snippet-rows", SnippetRowsFragment(base: req.settings.basePath, filterQuery: page.filterQuery, rows: page.rows), for: req)
         return try await req.renderPage("snippets", PageContext(
-            req, title: page.selected?.title ?? page.heading, flash: req.takeFlash(),
+            req, title: page.selected.map { Formatting.isolated($0.title) } ?? page.heading, flash: req.takeFlash(),
             sidebar: sidebar, content: page)).encodeResponse(for: req)
     }
 
@@ -131,7 +131,7 @@ struct SnippetController: RouteCollection {
             return (try presenter.sidebar(current: ""), page)
         }
         return try await req.renderPage("snippet-form", PageContext(
-            req, title: id == nil ? "New snippet" : "Edit “\(values.title)”", flash: req.takeFlash(),
+            req, title: id == nil ? "New snippet" : "Edit \(Formatting.quoted(values.title))", flash: req.takeFlash(),
             sidebar: sidebar, content: page))
     }
 
@@ -232,7 +232,7 @@ struct SnippetController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: ""), ConfirmDeleteSnippetPage(id: id.idString, title: snippet.title))
         }
         return try await req.renderPage("snippet-delete", PageContext(
-            req, title: "Delete “\(page.title)”?", flash: nil, sidebar: sidebar, content: page))
+            req, title: "Delete \(Formatting.quoted(page.title))?", flash: nil, sidebar: sidebar, content: page))
     }
 
     /// Moves the snippet to the trash, from where it can be restored for 30 days.
@@ -243,7 +243,7 @@ struct SnippetController: RouteCollection {
             snippet.deletedAt = Date.now
             return snippet.title
         }
-        req.flash("Moved “\(title)” to the trash.")
+        req.flash("Moved \(Formatting.quoted(title)) to the trash.")
         return req.redirect(to: "\(settings.basePath)/snippets")
     }
 

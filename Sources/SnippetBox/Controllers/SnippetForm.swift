@@ -76,7 +76,7 @@ struct ValidatedSnippetForm: Sendable {
         newTagNames = values.newTags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
         if let long = newTagNames.first(where: { $0.limitLength > Self.maxNameLength }) {
-            errors["newTags"] = "Tag names must be \(Self.maxNameLength) characters or fewer (“\(long.prefix(20))…” is not)."
+            errors["newTags"] = "Tag names must be \(Self.maxNameLength) characters or fewer (“\(Formatting.isolated(long.prefix(20)))…” is not)."
         } else if newTagNames.contains(where: Self.hasControlCharacters) {
             errors["newTags"] = Self.controlCharacterMessage
         }

@@ -64,16 +64,16 @@ struct SnippetList {
 
     private func heading(folderName: String?, total: Int, hasTermsToFind: Bool) -> String {
         if query.isSearch, !hasTermsToFind {
-            return "Nothing to search for in “\(query.text)”: a -word only leaves out snippets that have it; add a word to find"
+            return "Nothing to search for in \(Formatting.quoted(query.text)): a -word only leaves out snippets that have it; add a word to find"
         }
-        if query.isSearch { return "\(total) result\(total == 1 ? "" : "s") for “\(query.text)”" }
+        if query.isSearch { return "\(total) result\(total == 1 ? "" : "s") for \(Formatting.quoted(query.text))" }
         if query.hasFilters {
             if query.favoritesOnly && !otherFilters(except: "favorites") { return "Favorites" }
             if query.folder == "unfiled" && !otherFilters(except: "folder") { return "Unfiled" }
-            if let folderName, !otherFilters(except: "folder") { return folderName }
+            if let folderName, !otherFilters(except: "folder") { return Formatting.isolated(folderName) }
             if query.tags.count == 1, !otherFilters(except: "tag"), let id = UUID(uuidString: query.tags[0]),
                let tag = foldersAndTags.tag(id) {
-                return "Tagged “\(tag.name)”"
+                return "Tagged \(Formatting.quoted(tag.name))"
             }
             return "\(total) matching snippet\(total == 1 ? "" : "s")"
         }

@@ -57,7 +57,7 @@ struct TagController: RouteCollection {
             return .failure(Problem(message: "Pick a colour."))
         }
         if let existing = try Lookup.tag(named: name, in: context), existing.uuid != excluding {
-            return .failure(Problem(message: "There is already a tag named “\(existing.name)”."))
+            return .failure(Problem(message: "There is already a tag named \(Formatting.quoted(existing.name))."))
         }
         return .success((name, color))
     }
@@ -72,7 +72,7 @@ struct TagController: RouteCollection {
         }
         switch outcome {
         case .success(let name):
-            req.flash("Tag “\(name)” created.")
+            req.flash("Tag \(Formatting.quoted(name)) created.")
             return req.redirect(to: "\(settings.basePath)/tags")
         case .failure(let problem):
             return try await indexPage(req, newName: input.name ?? "", newColor: input.color, error: problem.message)
@@ -111,7 +111,7 @@ struct TagController: RouteCollection {
         }
         switch outcome {
         case .success(let name):
-            req.flash("Tag “\(name)” saved.")
+            req.flash("Tag \(Formatting.quoted(name)) saved.")
             return req.redirect(to: "\(settings.basePath)/tags")
         case .failure(let problem):
             return try await editPage(req, id: id, input: input, error: problem.message)
@@ -128,7 +128,7 @@ struct TagController: RouteCollection {
                     TagDeletePage(id: id.idString, name: tag.name, count: count))
         }
         return try await req.renderPage("tag-delete", PageContext(
-            req, title: "Delete tag “\(page.name)”?", flash: nil, sidebar: sidebar, content: page))
+            req, title: "Delete tag \(Formatting.quoted(page.name))?", flash: nil, sidebar: sidebar, content: page))
     }
 
     @Sendable func delete(req: Request) async throws -> Response {
@@ -141,7 +141,7 @@ struct TagController: RouteCollection {
             context.delete(tag)
             return tag.name
         }
-        req.flash("Deleted the tag “\(name)”; its snippets stay.")
+        req.flash("Deleted the tag \(Formatting.quoted(name)); its snippets stay.")
         return req.redirect(to: "\(settings.basePath)/tags")
     }
 
@@ -167,7 +167,7 @@ struct TagController: RouteCollection {
             context.delete(source)
             return (source.name, destination.name)
         }
-        req.flash("Merged “\(from)” into “\(into)”.")
+        req.flash("Merged \(Formatting.quoted(from)) into \(Formatting.quoted(into)).")
         return req.redirect(to: "\(settings.basePath)/tags")
     }
 

@@ -64,7 +64,7 @@ struct TrashController: RouteCollection {
             snippet.deletedAt = nil
             return snippet.title
         }
-        req.flash("Restored “\(title)”.")
+        req.flash("Restored \(Formatting.quoted(title)).")
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
     }
 
@@ -75,7 +75,7 @@ struct TrashController: RouteCollection {
             return (try Presenter(context: context).sidebar(current: ""), snippet.title)
         }
         let page = ConfirmPage(
-            heading: "Delete “\(title)” for good?", explanation: "It cannot be restored afterwards.",
+            heading: "Delete \(Formatting.quoted(title)) for good?", explanation: "It cannot be restored afterwards.",
             action: "trash/\(id.idString)/delete", button: "Delete for good", asked: nil)
         return try await req.renderPage("trash-confirm", PageContext(req, title: page.heading, flash: nil, sidebar: sidebar, content: page))
     }
@@ -87,7 +87,7 @@ struct TrashController: RouteCollection {
             context.delete(snippet)
             return snippet.title
         }
-        req.flash("Deleted “\(title)” for good.")
+        req.flash("Deleted \(Formatting.quoted(title)) for good.")
         return req.redirect(to: "\(settings.basePath)/trash")
     }
 

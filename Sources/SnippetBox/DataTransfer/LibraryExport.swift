@@ -77,7 +77,7 @@ struct LibraryExport: Codable, Equatable, Sendable {
             // Each image file read once: an export holds them all.
             let imageData = snippet.imageData
             // An image file that cannot be read reads as no image: an export would leave it out unsaid.
-            if snippet.imageContentType != nil && imageData == nil { imagesGone.append("“\(snippet.title)”") }
+            if snippet.imageContentType != nil && imageData == nil { imagesGone.append(Formatting.quoted(snippet.title)) }
             return SnippetRecord(
                 uuid: snippet.uuid, title: snippet.title, code: snippet.code, notes: snippet.notes,
                 language: snippet.language.rawValue, isFavorite: snippet.isFavorite,
@@ -147,7 +147,7 @@ struct LibraryExport: Codable, Equatable, Sendable {
 
     private static func describe(_ error: any Error) -> String {
         switch error {
-        case DecodingError.keyNotFound(let key, _): "“\(key.stringValue)” is missing"
+        case DecodingError.keyNotFound(let key, _): "\(Formatting.quoted(key.stringValue)) is missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
             context.codingPath.isEmpty ? "not JSON" : "a bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         default: "unreadable"
@@ -209,11 +209,11 @@ struct LibraryImporter {
         for record in export.folders {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength, !ValidatedSnippetForm.hasControlCharacters(name) else {
-                report.skipped.append("folder “\(record.name.prefix(40))”: not a valid folder name")
+                report.skipped.append("folder \(Formatting.quoted(record.name.prefix(40))): not a valid folder name")
                 continue
             }
             guard Formatting.storableDates.contains(record.createdAt) else {
-                report.skipped.append("folder “\(record.name.prefix(40))”: \(Self.dateOutOfRange)")
+                report.skipped.append("folder \(Formatting.quoted(record.name.prefix(40))): \(Self.dateOutOfRange)")
                 continue
             }
             if let folder = existingFolders.first(where: { $0.uuid == record.uuid })
@@ -235,7 +235,7 @@ struct LibraryImporter {
             let name = record.name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength, !name.contains(","),
                   !ValidatedSnippetForm.hasControlCharacters(name), let color = ColorData(hex: record.color) else {
-                report.skipped.append("tag “\(record.name.prefix(40))”: not a valid tag")
+                report.skipped.append("tag \(Formatting.quoted(record.name.prefix(40))): not a valid tag")
                 continue
             }
             if let tag = existingTags.first(where: { $0.uuid == record.uuid })
@@ -255,13 +255,13 @@ struct LibraryImporter {
         var importedIDs = Set<UUID>()
         for record in export.snippets {
             if let problem = problem(with: record) {
-                report.skipped.append("“\(record.title.prefix(60))”: \(problem)")
+                report.skipped.append("\(Formatting.quoted(record.title.prefix(60))): \(problem)")
                 continue
             }
             // A second record with one id would replace the first (ids are unique), though both were
             // reported as added.
             guard importedIDs.insert(record.uuid).inserted else {
-                report.skipped.append("“\(record.title.prefix(60))”: its id is also an earlier snippet's in this file, which was imported")
+                report.skipped.append("\(Formatting.quoted(record.title.prefix(60))): its id is also an earlier snippet's in this file, which was imported")
                 continue
             }
             let snippet: Snippet
@@ -272,7 +272,7 @@ struct LibraryImporter {
                 }
                 // An older file (an export made before the last edits here) replaced newer work.
                 if LibraryExport.fileSeconds(existing.updatedAt) > LibraryExport.fileSeconds(record.updatedAt) {
-                    report.skipped.append("“\(record.title.prefix(60))”: the library's copy was edited after the file's, so it was kept")
+                    report.skipped.append("\(Formatting.quoted(record.title.prefix(60))): the library's copy was edited after the file's, so it was kept")
                     continue
                 }
                 snippet = existing
@@ -300,18 +300,18 @@ struct LibraryImporter {
             guard !name.isEmpty, name.limitLength <= ValidatedSnippetForm.maxNameLength,
                   !ValidatedSnippetForm.hasControlCharacters(name), SavedSearchController.isStorable(query: query),
                   Formatting.storableDates.contains(record.createdAt) else {
-                report.skipped.append("saved search “\(record.name.prefix(40))”: not valid")
+                report.skipped.append("saved search \(Formatting.quoted(record.name.prefix(40))): not valid")
                 continue
             }
             guard idsInFile.insert(record.uuid).inserted else {
-                report.skipped.append("saved search “\(name.prefix(40))”: its id is also an earlier saved search's in this file, which was imported")
+                report.skipped.append("saved search \(Formatting.quoted(name.prefix(40))): its id is also an earlier saved search's in this file, which was imported")
                 continue
             }
             // Already here: an earlier import of this file, or the library's own export.
             if libraryIDs.contains(record.uuid) { continue }
             if let named = searches.first(where: { $0.name.lowercased() == name.lowercased() }) {
                 if named.query != query {
-                    report.skipped.append("saved search “\(name.prefix(40))”: there is already a saved search of that name")
+                    report.skipped.append("saved search \(Formatting.quoted(name.prefix(40))): there is already a saved search of that name")
                 }
                 continue
             }
@@ -334,7 +334,7 @@ struct LibraryImporter {
         let title = record.title.trimmingCharacters(in: .whitespacesAndNewlines)
         if title.isEmpty || title.limitLength > ValidatedSnippetForm.maxTitleLength { return "the title is empty or too long" }
         if ValidatedSnippetForm.hasControlCharacters(title) { return "the title is not one line of text" }
-        if CodingLanguage(rawValue: record.language) == nil { return "unknown language “\(record.language.prefix(30))”" }
+        if CodingLanguage(rawValue: record.language) == nil { return "unknown language \(Formatting.quoted(record.language.prefix(30)))" }
         if record.code.limitLength > ValidatedSnippetForm.maxCodeCharacters || record.notes.limitLength > ValidatedSnippetForm.maxNotesCharacters {
             return "the code or notes are too long"
         }

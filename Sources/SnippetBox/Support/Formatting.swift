@@ -6,8 +6,14 @@ enum Formatting {
     /// isolate: the plain-text form of `<bdi>`, for text a template shows as one string. A name
     /// written right to left then keeps the words after it in their places, and a direction
     /// override inside it ends with it.
-    static func isolated(_ name: String) -> String {
+    static func isolated(_ name: some StringProtocol) -> String {
         "\u{2068}\(name)\u{2069}"
+    }
+
+    /// A name quoted in a sentence of a message, a heading or a page title: “name”, isolated inside
+    /// the quotation marks, so that the marks stay around it and the sentence's words in their places.
+    static func quoted(_ name: some StringProtocol) -> String {
+        "“\(isolated(name))”"
     }
 
     /// "1 snippet", "2 snippets": a count of snippets in a sentence.
