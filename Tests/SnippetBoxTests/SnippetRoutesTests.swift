@@ -304,6 +304,40 @@ final class SnippetRoutesTests: AppTestCase {
         let css = try await page("/static/css/app.css")
         XCTAssertTrue(css.contains("prefers-color-scheme: dark"))
     }
+
+    /// Ranges as RFC 9110 §14 has them: one reaching past the end is shortened to it, one starting
+    /// past it is 416 with the file's length, and a Range that cannot be read, asks for several
+    /// ranges, or comes with an If-Range is answered with the whole file. Vapor answered 400 to a
+    /// range reaching past the end and to one it could not read, 206 with no bytes ("bytes
+    /// 10426-10425/10426") to one starting at the end or asking for the last 0 bytes, and served the
+    /// range whatever the If-Range (so a client resuming a changed file would have joined two versions).
+    func testARangeOfAStaticFileIsAnsweredAsHTTPSays() async throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: "Public/css/app.css"))
+        let size = whole.count
+        let cases: [(range: String, ifRange: String?, status: HTTPStatus, bytes: Range<Int>, contentRange: String?)] = [
+            ("bytes=0-9", nil, .partialContent, 0..<10, "bytes 0-9/\(size)"),
+            ("bytes=-5", nil, .partialContent, (size - 5)..<size, "bytes \(size - 5)-\(size - 1)/\(size)"),
+            ("bytes=10-1048575", nil, .partialContent, 10..<size, "bytes 10-\(size - 1)/\(size)"),
+            ("bytes=-99999999999999999999", nil, .partialContent, 0..<size, "bytes 0-\(size - 1)/\(size)"),
+            ("bytes=\(size)-", nil, .rangeNotSatisfiable, 0..<0, "bytes */\(size)"),
+            ("bytes=99999999999999999999-", nil, .rangeNotSatisfiable, 0..<0, "bytes */\(size)"),
+            ("bytes=-0", nil, .rangeNotSatisfiable, 0..<0, "bytes */\(size)"),
+            ("bytes=5-2", nil, .ok, 0..<size, nil),
+            ("bytes=abc", nil, .ok, 0..<size, nil),
+            ("lines=1-2", nil, .ok, 0..<size, nil),
+            ("bytes=0-1,5-9", nil, .ok, 0..<size, nil),
+            ("bytes=0-9", "\"stale\"", .ok, 0..<size, nil),
+        ]
+        for test in cases {
+            var headers = HTTPHeaders([("Range", test.range)])
+            if let ifRange = test.ifRange { headers.add(name: "If-Range", value: ifRange) }
+            try await send(.GET, "/static/css/app.css", headers: headers) { response async throws in
+                XCTAssertEqual(response.status, test.status, test.range)
+                XCTAssertEqual(response.headers.first(name: .contentRange), test.contentRange, test.range)
+                XCTAssertEqual(Data(buffer: response.body), whole[test.bytes], test.range)
+            }
+        }
+    }
 }
 
 final class BasePathTests: AppTestCase {
