@@ -133,6 +133,53 @@ final class StoreMaintenanceTests: StoreTestCase {
         XCTAssertGreaterThan(reads, 10)
         XCTAssertTrue(try container.checkIntegrity().isOK)
     }
+
+    /// A backup or check by another process (a command beside the server), while the server replaces
+    /// images: the server removes each file its save dropped, and the other process's read of the rows
+    /// may still name it. Backups then lacked files their rows named, sometimes without saying so (the
+    /// names were read after the rows were copied), and the check reported files missing that were
+    /// not. Here a second container of the same file is the other process: its saves and removals are
+    /// its own, as a process's are.
+    func testABackupAndACheckBesideAnotherProcessSavingImagesAreWhole() throws {
+        let server = try makeContainer(Photo.self)
+        let setup = ModelContext(server)
+        // Enough rows that copying the database takes a while, as a real library's does.
+        for index in 0..<3_000 { setup.insert(Photo(caption: "filler \(index)", image: bytes(2_000, seed: UInt8(index % 200)))) }
+        for index in 0..<2 { setup.insert(Photo(caption: "hot \(index)", image: bytes(200_000, seed: UInt8(index)))) }
+        try setup.save()
+        let command = try makeContainer(Photo.self)
+
+        let stop = LockedFlag()
+        let saves = LockedValue(0)
+        let writer = Thread {
+            let context = ModelContext(server)
+            var round = 0
+            while !stop.isSet {
+                round += 1
+                guard let hot = try? context.fetch(FetchDescriptor<Photo>(predicate: #Predicate { $0.caption.starts(with: "hot") })) else { break }
+                for photo in hot { photo.image = Self.bytes(200_000, seed: UInt8(round % 200)) }
+                if (try? context.save()) != nil { saves.withLock { $0 += 1 } }
+            }
+        }
+        writer.start()
+        defer { stop.set() }
+        var problems: [String] = []
+        for round in 1...8 {
+            let copyURL = folder.appendingPathComponent("copy\(round)/backup.store")
+            let report = try command.backup(to: copyURL)
+            if !report.missingExternalFiles.isEmpty { problems.append("backup \(round) reported \(report.missingExternalFiles)") }
+            let copy = try ModelContainer(for: Schema([Photo.self]), configurations: ModelConfiguration(url: copyURL))
+            let copyReport = try copy.checkIntegrity()
+            if !copyReport.missingExternalFiles.isEmpty { problems.append("backup \(round) lacks \(copyReport.missingExternalFiles)") }
+            let check = try command.checkIntegrity()
+            if !check.missingExternalFiles.isEmpty { problems.append("check \(round) reported \(check.missingExternalFiles)") }
+        }
+        stop.set()
+        while !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(problems, [])
+        XCTAssertGreaterThan(saves.withLock { $0 }, 2, "the server saved all along")
+        XCTAssertTrue(try server.checkIntegrity().isOK)
+    }
 }
 
 private final class LockedFlag: @unchecked Sendable {

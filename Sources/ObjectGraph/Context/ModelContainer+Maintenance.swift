@@ -46,6 +46,11 @@ extension ModelContainer {
     /// `<destination>.external`. Saves wait while the copy is taken, so that the copied rows and
     /// the copied files belong to the same moment. `destination` must not exist yet.
     ///
+    /// Another process using the store (a server, beside a command that backs it up) does not wait,
+    /// and removes a file its save dropped at once. So the rows are copied, their file names read and
+    /// the files linked into the copy in one read transaction, files first; a file gone meanwhile that
+    /// the store's rows no longer name makes the copy stale, and it is taken again.
+    ///
     /// A file a row names but that is gone does not stop the copy (everything else in the store
     /// would be left without a backup for it); the report names it.
     @discardableResult
@@ -59,24 +64,57 @@ extension ModelContainer {
         let store = self.store
         // Its barrier waits for every read to end, this thread's too.
         try store.requireNoReadTransaction("backup(to:)")
+        let files = destination.deletingLastPathComponent()
+            .appendingPathComponent(destination.lastPathComponent + ".external", isDirectory: true)
         do {
             try FileManager.default.createDirectory(
                 at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let copy = try DatabaseQueue(path: destination.path)
-            let missing = try store.writer.barrierWriteWithoutTransaction { db -> [String] in
-                try copy.writeWithoutTransaction { target in try db.backup(to: target) }
-                guard let external = store.externalStorage else { return [] }
-                let target = destination.deletingLastPathComponent()
-                    .appendingPathComponent(destination.lastPathComponent + ".external", isDirectory: true)
-                return try external.copyFiles(named: try store.referencedExternalFileNames(in: db), to: target)
+            for attempt in 1...Self.backupAttempts {
+                let missing = try copyOnce(to: destination, files: files)
+                guard !missing.isEmpty else { return StoreBackupReport(missingExternalFiles: []) }
+                // Gone because a later save dropped them, or lost: the rows as they are now tell.
+                let named = try store.read { try store.referencedExternalFileNames(in: $0) }
+                if missing.allSatisfy(named.contains) { return StoreBackupReport(missingExternalFiles: missing) }
+                try? FileManager.default.removeItem(at: destination)
+                try? FileManager.default.removeItem(at: files)
+                if attempt == Self.backupAttempts {
+                    throw SwiftDataError(
+                        .backupFailure,
+                        "\(configuration.url.path) changed under each of \(attempt) copies (another process replaced the files "
+                            + "they named); try again")
+                }
             }
-            try copy.close()
-            return StoreBackupReport(missingExternalFiles: missing)
+            return StoreBackupReport(missingExternalFiles: [])
         } catch let error as SwiftDataError {
+            try? FileManager.default.removeItem(at: destination)
+            try? FileManager.default.removeItem(at: files)
             throw error
         } catch {
             try? FileManager.default.removeItem(at: destination)
+            try? FileManager.default.removeItem(at: files)
             throw SwiftDataError(.backupFailure, "cannot back up \(configuration.url.path) to \(destination.path): \(error)")
+        }
+    }
+
+    /// How many copies `backup(to:)` takes before it gives up on a store another process keeps changing.
+    static let backupAttempts = 5
+
+    /// One copy of the rows and the files they name, as of one moment; returns the named files not found.
+    private func copyOnce(to destination: URL, files: URL) throws -> [String] {
+        let store = self.store
+        let copy = try DatabaseQueue(path: destination.path)
+        defer { try? copy.close() }
+        return try store.writer.barrierWriteWithoutTransaction { db -> [String] in
+            var missing: [String] = []
+            // A deferred transaction that only reads: the rows copied are those its first read saw.
+            try db.inTransaction(.deferred) {
+                if let external = store.externalStorage {
+                    missing = try external.linkFiles(named: try store.referencedExternalFileNames(in: db), to: files)
+                }
+                try copy.writeWithoutTransaction { target in try db.backup(to: target) }
+                return .commit
+            }
+            return missing
         }
     }
 
@@ -107,9 +145,14 @@ extension ModelContainer {
     }
 
     /// Runs SQLite's integrity check and compares the external files with the rows that name them.
+    ///
+    /// Another process using the store (a server, beside a command that checks it) removes a file its
+    /// save dropped at once, which rows this read still sees may name. A file is reported missing only
+    /// if the rows read after the folder was listed still name it: its save had committed before, so
+    /// nothing since could have removed it but damage.
     public func checkIntegrity() throws -> StoreIntegrityReport {
         let store = self.store
-        return try store.read { db in
+        let report = try store.read { db in
             let sqliteCheck = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             let referenced = try store.referencedExternalFileNames(in: db)
             let present = Set(store.externalStorage?.fileNames() ?? [])
@@ -118,6 +161,11 @@ extension ModelContainer {
                 missingExternalFiles: referenced.subtracting(present).sorted(),
                 orphanedExternalFiles: present.subtracting(referenced).sorted())
         }
+        guard !report.missingExternalFiles.isEmpty else { return report }
+        let namedNow = try store.read { try store.referencedExternalFileNames(in: $0) }
+        return StoreIntegrityReport(
+            sqliteCheck: report.sqliteCheck, missingExternalFiles: report.missingExternalFiles.filter(namedNow.contains),
+            orphanedExternalFiles: report.orphanedExternalFiles)
     }
 }
 

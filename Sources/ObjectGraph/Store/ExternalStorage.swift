@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The folder beside a store that holds `@Attribute(.externalStorage)` values too large for a row.
 ///
@@ -74,19 +77,37 @@ final class ExternalStorage: @unchecked Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(Self.isValidName)
     }
 
-    /// Copies the named files to `target` (created), for a backup, and returns the names of those
+    /// Puts the named files into `target` (created), for a backup, and returns the names of those
     /// that are not here. Only the files rows name are given: a file written for a save not yet
     /// committed, or kept for a read still under way, belongs to no row of the copy.
-    func copyFiles(named names: Set<String>, to target: URL) throws -> [String] {
+    ///
+    /// Each is hard-linked where it can be (a file is never written again once a row names it), so
+    /// that all are held in a moment: another process removes a file its save dropped at once, and a
+    /// copy of each in turn left the later ones that long to go. Copied where links cannot be made
+    /// (another file system).
+    func linkFiles(named names: Set<String>, to target: URL) throws -> [String] {
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
         var missing: [String] = []
         for name in names.sorted() {
-            guard exists(name) else {
+            guard Self.isValidName(name) else {
                 missing.append(name)
                 continue
             }
-            try FileManager.default.copyItem(
-                at: directory.appendingPathComponent(name), to: target.appendingPathComponent(name))
+            let source = directory.appendingPathComponent(name), destination = target.appendingPathComponent(name)
+            if link(source.path, destination.path) == 0 { continue }
+            let failure = errno
+            switch failure {
+            case ENOENT:
+                missing.append(name)
+            case EXDEV, EPERM, EMLINK, ENOTSUP:
+                do {
+                    try FileManager.default.copyItem(at: source, to: destination)
+                } catch where !FileManager.default.fileExists(atPath: source.path) {
+                    missing.append(name)
+                }
+            default:
+                throw SwiftDataError(.backupFailure, "cannot link \(source.path) into \(target.path): \(String(cString: strerror(failure)))")
+            }
         }
         return missing
     }
