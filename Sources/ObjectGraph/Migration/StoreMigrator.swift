@@ -31,38 +31,70 @@ struct StoreMigrator {
         }
     }
 
-    /// What opening the store changes first: whether it converts the store's dates, and the steps
-    /// that migrate it. Nil when there is no file. Throws for a store the open refuses, which is left
-    /// untouched: one newer than the code, at a version the plan does not list, or whose dates are
-    /// in a form this version does not read.
-    private func plannedUpdate() throws -> (recorded: StoredSchema?, tables: MatchedVersion?, convertsDates: Bool, steps: [Step])? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let (recorded, tables, datesForm) = try inspect()
+    /// What opening the store does first.
+    private enum Opening {
+        /// There is no store yet: no file, or one with no tables. Another container creating the store
+        /// leaves its file so until its first transaction commits; with a plan, such a file matched no
+        /// version, and opening it beside the creator failed.
+        case create
+        /// Whether it converts the store's dates, and the steps that migrate it (perhaps none).
+        case update(recorded: StoredSchema?, tables: MatchedVersion?, convertsDates: Bool, steps: [Step])
+
+        var changesTheStore: Bool {
+            switch self {
+            case .create: true
+            case .update(_, _, let convertsDates, let steps): convertsDates || !steps.isEmpty
+            }
+        }
+    }
+
+    /// Throws for a store the open refuses, which is left untouched: one newer than the code, at a
+    /// version the plan does not list, or whose dates are in a form this version does not read.
+    private func opening() throws -> Opening {
+        guard FileManager.default.fileExists(atPath: url.path) else { return .create }
+        guard let (recorded, tables, datesForm) = try inspect() else { return .create }
         let steps = try plannedSteps(recorded: recorded, tables: tables, target: StoredSchema(schema: schema))
         if let datesForm, datesForm != StoredDates.currentForm { throw StoredDates.unknownForm(datesForm, at: url) }
-        return (recorded, tables, datesForm == nil, steps)
+        return .update(recorded: recorded, tables: tables, convertsDates: datesForm == nil, steps: steps)
     }
 
-    /// Whether `migrateIfNeeded` would change the store: convert its dates, or run a step.
+    /// Whether `migrateIfNeeded` would change an existing store: convert its dates, or run a step.
+    /// False for a store not made yet.
     func needsUpdate() throws -> Bool {
-        guard let update = try plannedUpdate() else { return false }
-        return update.convertsDates || !update.steps.isEmpty
+        let opening = try opening()
+        if case .update = opening { return opening.changesTheStore }
+        return false
     }
 
-    /// Updates the store if it needs it, as one container at a time (`StoreUpdateLock`): a waiter
-    /// plans again once the one before it is done, and finds nothing left to do.
+    /// Creates the store, or updates it if it needs it, as one container at a time (`StoreUpdateLock`):
+    /// a waiter plans again once the one before it is done, and finds nothing left to do.
     func migrateIfNeeded() throws {
         do {
-            // Most opens find the store current, and need no lock.
-            guard try needsUpdate() else { return }
+            // Most opens find the store made and current, and need no lock.
+            guard try opening().changesTheStore else { return }
         } catch let error as SwiftDataError where error.code == .loadIssueModelContainer {
-            // Read while another container replaced the file, perhaps: read it again once it is done.
+            // Read while another container made or replaced the file, perhaps: read it again once it is done.
         }
-        try StoreUpdateLock.holding(storeURL: url) { try update() }
+        try StoreUpdateLock.holding(storeURL: url) {
+            switch try opening() {
+            case .create: try create()
+            case .update(let recorded, let tables, let convertsDates, let steps):
+                try update(recorded: recorded, tables: tables, convertsDates: convertsDates, steps: steps)
+            }
+        }
     }
 
-    private func update() throws {
-        guard let (recorded, tables, convertsDates, steps) = try plannedUpdate() else { return }
+    /// Makes the store's file whole in one step, under the lock: in write-ahead-log mode, with the
+    /// schema's tables and its record. Left to each container, two making one store at once raced to
+    /// turn the log on, and one failed ("database is locked").
+    private func create() throws {
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        try StoreSchemaWriter(schema: schema).createOrUpdate(in: queue)
+    }
+
+    private func update(recorded: StoredSchema?, tables: MatchedVersion?, convertsDates: Bool, steps: [Step]) throws {
         // Before any stage reads the store: its contexts read dates in the current form. As before a
         // migration, the store as it was is copied aside first (by the one process that converts it).
         if convertsDates {
@@ -96,24 +128,31 @@ struct StoreMigrator {
     }
 
     /// Reads the recorded schema and form of dates without writing to the store, and, for a store
-    /// that has no recorded schema, which version of the plan its tables match.
-    private func inspect() throws -> (StoredSchema?, MatchedVersion?, datesForm: String?) {
+    /// that has no recorded schema, which version of the plan its tables match. Nil for a file with
+    /// no tables, which is a store not made yet.
+    private func inspect() throws -> (StoredSchema?, MatchedVersion?, datesForm: String?)? {
+        try readOnly { db in
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") != 0 else { return nil }
+            let datesForm = try StoredDates.recordedForm(in: db)
+            if let recorded = try StoreSchemaWriter.recordedSchema(in: db) { return (recorded, nil, datesForm) }
+            guard let plan else { return (nil, nil, datesForm) }
+            for (index, version) in plan.schemas.enumerated() {
+                let candidate = Schema(versionedSchema: version)
+                if try tablesMatch(candidate, in: db) { return (nil, MatchedVersion(index: index, schema: candidate), datesForm) }
+            }
+            return (nil, nil, datesForm)
+        }
+    }
+
+    /// Reads the store through a connection that cannot write to it.
+    private func readOnly<T>(_ body: (Database) throws -> T) throws -> T {
         var readOnly = Configuration()
         readOnly.readonly = true
         readOnly.busyMode = SQLiteStore.busyMode
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: readOnly)
             defer { try? queue.close() }
-            return try queue.read { db in
-                let datesForm = try StoredDates.recordedForm(in: db)
-                if let recorded = try StoreSchemaWriter.recordedSchema(in: db) { return (recorded, nil, datesForm) }
-                guard let plan else { return (nil, nil, datesForm) }
-                for (index, version) in plan.schemas.enumerated() {
-                    let candidate = Schema(versionedSchema: version)
-                    if try tablesMatch(candidate, in: db) { return (nil, MatchedVersion(index: index, schema: candidate), datesForm) }
-                }
-                return (nil, nil, datesForm)
-            }
+            return try queue.read(body)
         } catch let error as SwiftDataError {
             throw error
         } catch {

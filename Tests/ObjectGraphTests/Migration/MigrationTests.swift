@@ -187,32 +187,56 @@ final class VersionedMigrationTests: StoreTestCase {
         XCTAssertEqual(try context.fetch(FetchDescriptor<NoteSchemaV3.Memo>()).filter { $0.title.hasPrefix("groceries") }.count, 3)
     }
 
+    /// Opens `count` containers of the store at V3 at once, each saving a memo "<title> <index>";
+    /// returns what they threw.
+    private func openAtOnce(_ count: Int, saving title: String) -> [String] {
+        let url = storeURL
+        let failures = LockedValue<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            do {
+                let context = ModelContext(try ModelContainer(
+                    for: Schema(versionedSchema: NoteSchemaV3.self), migrationPlan: NoteMigrationPlan.self,
+                    configurations: ModelConfiguration(url: url)))
+                context.insert(NoteSchemaV3.Memo(title: "\(title) \(index)", text: ""))
+                try context.save()
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        return failures.withLock { $0 }
+    }
+
     /// Processes (a server and a command) or threads that open one old store at the same moment:
     /// one migrates it, and the others open what it made. Each container then saves a memo of its own,
     /// and every memo must be in the store: a container left on a file another one renamed away would
     /// write where nobody reads.
     func testContainersOpeningOneOldStoreAtOnceMigrateItOnceAndKeepWhatEachSaves() throws {
         try makeV1Store()
-        let url = storeURL
-        let failures = LockedValue<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 4) { index in
-            do {
-                let context = ModelContext(try ModelContainer(
-                    for: Schema(versionedSchema: NoteSchemaV3.self), migrationPlan: NoteMigrationPlan.self,
-                    configurations: ModelConfiguration(url: url)))
-                context.insert(NoteSchemaV3.Memo(title: "opened by \(index)", text: ""))
-                try context.save()
-            } catch {
-                failures.withLock { $0.append("\(error)") }
-            }
-        }
-        XCTAssertEqual(failures.withLock { $0 }, [])
+        XCTAssertEqual(openAtOnce(4, saving: "opened by"), [])
         let titles = try ModelContext(try open(NoteSchemaV3.self)).fetch(FetchDescriptor<NoteSchemaV3.Memo>()).map(\.title).sorted()
         XCTAssertEqual(titles, ["groceries", "groceries (2)", "groceries (3)", "ideas",
                                 "opened by 0", "opened by 1", "opened by 2", "opened by 3"])
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         XCTAssertEqual(files.filter { $0.hasSuffix(".backup") }.count, 1, "one migration, one copy: \(files.sorted())")
         XCTAssertFalse(files.contains { $0.contains(".migrating") || $0.hasSuffix(".updating") }, "\(files)")
+    }
+
+    /// A store another process is creating: its file exists, with no tables yet, until that process's
+    /// first transaction commits. Opened then with a plan, it matched no version ("records no schema and
+    /// its tables match no version"): a command beside the server, or a first sign-in beside a command,
+    /// failed, and the server answered 500.
+    func testAStoreFileWithNoTablesYetOpensAsANewStore() throws {
+        try DatabaseQueue(path: storeURL.path).close()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: storeURL.path))
+        let context = ModelContext(try open(NoteSchemaV3.self))
+        context.insert(NoteSchemaV3.Memo(title: "first", text: ""))
+        try context.save()
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "3.0.0")
+    }
+
+    func testContainersCreatingOneStoreAtOnceAllOpenIt() throws {
+        XCTAssertEqual(openAtOnce(6, saving: "made by"), [])
+        XCTAssertEqual(try ModelContext(try open(NoteSchemaV3.self)).fetchCount(FetchDescriptor<NoteSchemaV3.Memo>()), 6)
     }
 
     func testAMigrationThatFailsHalfWayLeavesTheStoreUnchangedAndTheCopyPresent() throws {
