@@ -88,7 +88,10 @@ struct StoreMigrator {
     /// schema's tables and its record. Left to each container, two making one store at once raced to
     /// turn the log on, and one failed ("database is locked").
     private func create() throws {
-        let queue = try DatabaseQueue(path: url.path)
+        var configuration = Configuration()
+        // Others may be reading the file to see whether it is made yet: wait for them, as a store does.
+        configuration.busyMode = SQLiteStore.busyMode
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         defer { try? queue.close() }
         try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         try StoreSchemaWriter(schema: schema).createOrUpdate(in: queue)
