@@ -472,6 +472,35 @@ final class ExportAndBackupTests: AppTestCase {
         }
     }
 
+    /// `check --repair` beside a server: a snippet found without its file (the server had replaced
+    /// its image and removed the old file) and edited again before the repair cleared it lost its new
+    /// image, reported as missing.
+    func testARepairLeavesAnImageReplacedWhileItLooked() async throws {
+        let replaced = try await createSnippet(SnippetUpload(
+            title: "Replaced meanwhile", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_000)), filename: "a.png")))
+        _ = try await createSnippet(SnippetUpload(
+            title: "Truly lost", image: File(data: ByteBuffer(data: tinyPNG + Data(count: 200_001)), filename: "b.png")))
+        try loseTheImageFiles(count: 2)
+        let container = try library()
+        let newImage = tinyPNG + Data(count: 150_000)
+        let titles = try Maintenance.forgetMissingImages(in: container) {
+            // The server's edit, between the repair's look and its clearing.
+            let context = ModelContext(container)
+            let uuid = try XCTUnwrap(UUID(uuidString: replaced))
+            let snippet = try XCTUnwrap(try context.fetch(FetchDescriptor<Snippet>(predicate: #Predicate { $0.uuid == uuid })).first)
+            snippet.imageData = newImage
+            snippet.updatedAt = .now
+            try context.save()
+        }
+        XCTAssertEqual(titles, ["Truly lost"])
+        let images = try withContext { context in
+            try context.fetch(FetchDescriptor<Snippet>(sortBy: [SortDescriptor(\.title)])).map { ($0.title, $0.imageData) }
+        }
+        XCTAssertEqual(images.map(\.0), ["Replaced meanwhile", "Truly lost"])
+        XCTAssertEqual(images[0].1, newImage, "the new image stays")
+        XCTAssertNil(images[1].1)
+    }
+
     /// A library restored from a backup that lacked image files (or whose files were lost) could not
     /// be exported at all, and nothing but a file put back made it whole: the snippet's edit form
     /// and `snippetbox check --repair` now take away an image whose file is gone.

@@ -107,24 +107,30 @@ public enum Maintenance {
 
     /// Clears the image of each snippet whose image file cannot be read; returns their titles. The
     /// snippet is otherwise untouched: no new version, the same date of change.
-    private static func forgetMissingImages(in container: ModelContainer) throws -> [String] {
+    ///
+    /// Beside a server, a snippet found without its file may have been given a new image meanwhile
+    /// (the server removes the file an edit replaced): the clearing context, reading the row afresh,
+    /// would have taken the new image away and reported it missing. So a snippet changed since it was
+    /// found (another date of change) is left alone. `beforeClearing` runs between the two, for tests.
+    static func forgetMissingImages(in container: ModelContainer, beforeClearing: () throws -> Void = {}) throws -> [String] {
         let withImages = try ModelContext(container).fetchIdentifiers(FetchDescriptor<Snippet>(
             predicate: #Predicate { $0.imageContentType != nil }, sortBy: [SortDescriptor(\.title)]))
         // Found in contexts of 50 snippets each, let go of in turn: a context keeps the images it read,
         // and a library's images all at once could be gigabytes.
-        var gone: [PersistentIdentifier] = []
+        var gone: [(id: PersistentIdentifier, updatedAt: Date)] = []
         for start in stride(from: 0, to: withImages.count, by: 50) {
             let finding = ModelContext(container)
             for id in withImages[start..<min(start + 50, withImages.count)] {
-                if let snippet = finding.model(for: id) as? Snippet, snippet.imageData == nil { gone.append(id) }
+                if let snippet = finding.model(for: id) as? Snippet, snippet.imageData == nil { gone.append((id, snippet.updatedAt)) }
             }
         }
+        try beforeClearing()
         // Cleared in a context of its own: one that read a file that is gone refuses to save (its
         // save says the file cannot be read), and clearing the value reads no file.
         let clearing = ModelContext(container)
         var titles: [String] = []
-        for id in gone {
-            guard let snippet = clearing.model(for: id) as? Snippet else { continue }
+        for (id, updatedAt) in gone {
+            guard let snippet = clearing.model(for: id) as? Snippet, snippet.updatedAt == updatedAt else { continue }
             // Set though it reads as nil: the row names the file until it is.
             snippet.imageData = nil
             snippet.imageContentType = nil
