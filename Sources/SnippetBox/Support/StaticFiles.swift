@@ -25,9 +25,12 @@ struct StaticFiles: Sendable {
         // serves a range whatever its If-Range. So the range is settled here, and Vapor is given only
         // one it serves as asked.
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        let requested = req.headers.first(name: .ifRange) == nil
+        var requested = req.headers.first(name: .ifRange) == nil
             ? RequestedRange(header: req.headers.first(name: .range), size: size)
             : .whole // Whether its validator still holds is not known here; the whole file is always right.
+        // A cached copy still current is answered 304 before any range is looked at (RFC 9110 §13.2.2),
+        // which Vapor decides: given no range, it answers 304 or the whole file.
+        if requested == .unsatisfiable && req.headers.contains(name: .ifNoneMatch) { requested = .whole }
         switch requested {
         case .whole:
             req.headers.remove(name: .range)
