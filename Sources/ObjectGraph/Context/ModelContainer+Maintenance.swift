@@ -66,32 +66,31 @@ extension ModelContainer {
         try store.requireNoReadTransaction("backup(to:)")
         let files = destination.deletingLastPathComponent()
             .appendingPathComponent(destination.lastPathComponent + ".external", isDirectory: true)
+        // A copy left by a failure or a stale attempt is not a backup.
+        func discardCopy() {
+            try? FileManager.default.removeItem(at: destination)
+            try? FileManager.default.removeItem(at: files)
+        }
         do {
             try FileManager.default.createDirectory(
                 at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            for attempt in 1...Self.backupAttempts {
+            for _ in 1...Self.backupAttempts {
                 let missing = try copyOnce(to: destination, files: files)
                 guard !missing.isEmpty else { return StoreBackupReport(missingExternalFiles: []) }
                 // Gone because a later save dropped them, or lost: the rows as they are now tell.
                 let named = try store.read { try store.referencedExternalFileNames(in: $0) }
                 if missing.allSatisfy(named.contains) { return StoreBackupReport(missingExternalFiles: missing) }
-                try? FileManager.default.removeItem(at: destination)
-                try? FileManager.default.removeItem(at: files)
-                if attempt == Self.backupAttempts {
-                    throw SwiftDataError(
-                        .backupFailure,
-                        "\(configuration.url.path) changed under each of \(attempt) copies (another process replaced the files "
-                            + "they named); try again")
-                }
+                discardCopy()
             }
-            return StoreBackupReport(missingExternalFiles: [])
+            throw SwiftDataError(
+                .backupFailure,
+                "\(configuration.url.path) changed under each of \(Self.backupAttempts) copies (another process replaced "
+                    + "the files they named); try again")
         } catch let error as SwiftDataError {
-            try? FileManager.default.removeItem(at: destination)
-            try? FileManager.default.removeItem(at: files)
+            discardCopy()
             throw error
         } catch {
-            try? FileManager.default.removeItem(at: destination)
-            try? FileManager.default.removeItem(at: files)
+            discardCopy()
             throw SwiftDataError(.backupFailure, "cannot back up \(configuration.url.path) to \(destination.path): \(error)")
         }
     }
@@ -232,7 +231,7 @@ extension ModelContainer {
             // A file removed or replaced since (a test's temporary store, a restored backup) is one no
             // other process can open by its path any more, so its descriptor is closed rather than
             // kept for good.
-            for (keptPath, kept) in descriptors where !names(keptPath, kept) {
+            for (keptPath, kept) in descriptors where !fileIsStillAt(keptPath, openAt: kept) {
                 close(kept)
                 descriptors[keptPath] = nil
             }
@@ -241,13 +240,6 @@ extension ModelContainer {
             descriptors[path] = descriptor
             return descriptor
         }
-    }
-
-    /// Whether `path` still names the file `descriptor` has open.
-    private static func names(_ path: String, _ descriptor: CInt) -> Bool {
-        var open = stat(), named = stat()
-        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 }
 

@@ -43,15 +43,9 @@ enum StoreUpdateLock {
                     "cannot update the store at \(storeURL.path): cannot create \(path) to hold others off (\(reason))")
             }
             while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-            if isStillAtPath(descriptor, path) { return descriptor }
+            if fileIsStillAt(path, openAt: descriptor) { return descriptor }
             // The holder before us deleted the file it locked; lock the one at the path now.
             close(descriptor)
         }
-    }
-
-    private static func isStillAtPath(_ descriptor: CInt, _ path: String) -> Bool {
-        var locked = stat(), named = stat()
-        guard fstat(descriptor, &locked) == 0, stat(path, &named) == 0 else { return false }
-        return locked.st_dev == named.st_dev && locked.st_ino == named.st_ino
     }
 }
