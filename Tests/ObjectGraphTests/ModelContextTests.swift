@@ -477,6 +477,76 @@ final class ModelContextTests: StoreTestCase {
         XCTAssertEqual(bodies, Array(repeating: "touched", count: 4))
     }
 
+    /// A block that saves a change moving its model out of the match (marked done, or deleted) must
+    /// still meet every model once: the matches are settled before the first batch.
+    func testEnumerateMeetsEveryModelWhenTheBlockSavesChangesToWhatMatches() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for index in 0..<10 { context.insert(Note(title: String(format: "%02d", index))) }
+        try context.save()
+        let expected = (0..<10).map { String(format: "%02d", $0) }
+        let notDone = FetchDescriptor<Note>(predicate: #Predicate { $0.body == "" }, sortBy: [SortDescriptor(\.title)])
+
+        let marking = ModelContext(context.container)
+        var marked: [String] = []
+        try marking.enumerate(notDone, batchSize: 3) { note in
+            marked.append(note.title)
+            note.body = "done"
+            try marking.save()
+        }
+        XCTAssertEqual(marked, expected)
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(notDone), 0)
+
+        let resetting = ModelContext(context.container)
+        try resetting.enumerate(FetchDescriptor<Note>(), allowEscapingMutations: true) { $0.body = "" }
+        try resetting.save()
+        let deleting = ModelContext(context.container)
+        var deleted: [String] = []
+        try deleting.enumerate(notDone, batchSize: 3) { note in
+            deleted.append(note.title)
+            deleting.delete(note)
+            try deleting.save()
+        }
+        XCTAssertEqual(deleted, expected)
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Note>()), 0)
+    }
+
+    /// A model the block deletes before its turn is not met; the rest are, with the descriptor's offset and limit.
+    func testEnumerateSkipsAModelDeletedBeforeItsTurnAndKeepsOffsetAndLimit() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for index in 0..<10 { context.insert(Note(title: String(format: "%02d", index))) }
+        try context.save()
+        var window = FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])
+        window.fetchOffset = 2
+        window.fetchLimit = 6
+
+        let reader = ModelContext(context.container)
+        var met: [String] = []
+        try reader.enumerate(window, batchSize: 2) { note in
+            met.append(note.title)
+            if note.title == "02", let later = try reader.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.title == "05" })).first {
+                reader.delete(later)
+                try reader.save()
+            }
+        }
+        XCTAssertEqual(met, ["02", "03", "04", "06", "07"])
+    }
+
+    /// As `fetch` does with `includePendingChanges` (the default), unsaved inserts are met in their place.
+    func testEnumerateMeetsUnsavedInsertsAsFetchListsThem() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for title in ["a", "c", "e"] { context.insert(Note(title: title)) }
+        try context.save()
+        for title in ["b", "d", "f"] { context.insert(Note(title: title)) }
+        let sorted = FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])
+
+        var met: [String] = []
+        try context.enumerate(sorted, batchSize: 2) { met.append($0.title) }
+        XCTAssertEqual(met, ["a", "b", "c", "d", "e", "f"])
+        XCTAssertEqual(met, try context.fetch(sorted).map(\.title))
+        try context.save()
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(sorted), 6, "the inserts stayed in the context")
+    }
+
     func testLetAndInferredTypePropertiesArePersistedAndChangesToThemAreSaved() throws {
         do {
             let context = ModelContext(try makeContainer(Account.self))

@@ -170,6 +170,13 @@ extension ModelContext {
 
     /// Calls `block` with every matching model, reading `batchSize` at a time so that memory stays bounded.
     ///
+    /// Which models match, and in what order, is settled before the first call, as for
+    /// `fetch(_:batchSize:)`: a block that saves changes to what matches (marking each model done, or
+    /// deleting it) still meets every model once. Paging with an offset instead skipped a batch's
+    /// worth of models each time the saved changes moved rows out of the match. A model deleted
+    /// before its turn (by the block or another context) is skipped. With `includePendingChanges`,
+    /// unsaved inserts and edits are placed as `fetch` places them.
+    ///
     /// Models of a finished batch that have no unsaved changes are released from the context. Without
     /// `allowEscapingMutations`, a batch that leaves unsaved changes throws: save inside the block, or
     /// allow the mutations to escape.
@@ -180,17 +187,32 @@ extension ModelContext {
         block: (T) throws -> Void
     ) throws {
         let batchSize = max(1, batchSize)
-        var offset = descriptor.fetchOffset ?? 0
-        var remaining = descriptor.fetchLimit
-        while remaining.map({ $0 > 0 }) ?? true {
-            var batchDescriptor = descriptor
-            batchDescriptor.fetchOffset = offset
-            batchDescriptor.fetchLimit = min(batchSize, remaining ?? batchSize)
-            batchDescriptor.includePendingChanges = false
-            let alreadyRegistered = Set(registered.values.map { ObjectIdentifier($0) })
-            let batch = try fetch(batchDescriptor)
-            if batch.isEmpty { break }
-            for object in batch { try block(object) }
+        let layout = try store.layout(for: T.self)
+        let query = try rowQuery(for: descriptor, layout: layout)
+        // Models the context held before their batch was read are kept in it after the batch; the
+        // others are let go. Placed models are all read at once, before the first batch.
+        func registeredModels() -> Set<ObjectIdentifier> { Set(registered.values.map { ObjectIdentifier($0) }) }
+        let registeredBeforePlacing = registeredModels()
+        // Either the models themselves (with unsaved changes to place, read at once as `fetch` does)
+        // or the keys of the matching rows, each batch read by key when its turn comes.
+        let placed: [T]?
+        let keys: [Int64]
+        if placesUnsavedChanges(descriptor, query: query, layout: layout) {
+            placed = try fetch(descriptor)
+            keys = []
+        } else {
+            placed = nil
+            keys = try store.fetchKeys(layout, query: query)
+        }
+        let unloaded = try unloadedSlots(for: descriptor.propertiesToFetch, layout: layout)
+        let count = placed?.count ?? keys.count
+        for start in stride(from: 0, to: count, by: batchSize) {
+            let range = start..<min(start + batchSize, count)
+            let alreadyRegistered = placed == nil ? registeredModels() : registeredBeforePlacing
+            let batch = try placed.map { Array($0[range]) }
+                ?? models(T.self, keys: Array(keys[range]), layout: layout, unloaded: unloaded,
+                          prefetching: descriptor.relationshipKeyPathsForPrefetching)
+            for object in batch where !object.isDeleted { try block(object) }
             let mutated = batch.filter { changed[ObjectIdentifier($0)] != nil || deleted[ObjectIdentifier($0)] != nil }
             if !mutated.isEmpty && !allowEscapingMutations {
                 throw SwiftDataError(
@@ -199,13 +221,11 @@ extension ModelContext {
                         + "save inside the block or pass allowEscapingMutations: true",
                     entity: Schema.entityName(for: T.self))
             }
-            for object in batch where !alreadyRegistered.contains(ObjectIdentifier(object)) && !mutated.contains(object) {
+            for object in batch where !alreadyRegistered.contains(ObjectIdentifier(object)) && !mutated.contains(object)
+                && inserted[ObjectIdentifier(object)] == nil && !object.storage.rowIsGone {
                 registered[object.persistentModelID] = nil
                 object.storage.context = nil
             }
-            offset += batch.count
-            remaining = remaining.map { $0 - batch.count }
-            if batch.count < batchSize { break }
         }
     }
 
