@@ -21,6 +21,7 @@ public final class ModelContainer: @unchecked Sendable {
         configurations: [ModelConfiguration]
     ) throws {
         if let error = givenSchema.buildErrors.first { throw error }
+        let givenSchema = Self.versioned(givenSchema, by: migrationPlan)
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         if Set(configurations).count != configurations.count {
             throw SwiftDataError(.duplicateConfiguration, "the same ModelConfiguration was given twice")
@@ -44,6 +45,27 @@ public final class ModelContainer: @unchecked Sendable {
         self.configurations = configurations
         self.migrationPlan = migrationPlan
         self.store = try SQLiteStore(configuration: configuration, schema: givenSchema, migrationPlan: migrationPlan)
+    }
+
+    /// iOS 18's form without a migration plan, the one Xcode's new-project template writes:
+    /// `ModelContainer(for: schema, configurations: [modelConfiguration])`.
+    public convenience init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        try self.init(for: givenSchema, migrationPlan: nil, configurations: configurations)
+    }
+
+    /// The schema with the version of the plan it is one of. SwiftData's usual form names the current
+    /// version's model types, `ModelContainer(for: V2.Trip.self, migrationPlan: Plan.self)`, and a
+    /// schema made of types carries version 1.0.0 unless told otherwise: taken as it is, the store was
+    /// planned from V1 to "1.0.0", its stages skipped. The version given stands when the plan lists it
+    /// with these very types, or when no version of the plan has them (the last of several that do).
+    static func versioned(_ schema: Schema, by plan: (any SchemaMigrationPlan.Type)?) -> Schema {
+        guard let plan else { return schema }
+        func typeSet(_ schema: Schema) -> Set<ObjectIdentifier> { Set(schema.modelTypes.values.map { ObjectIdentifier($0) }) }
+        let types = typeSet(schema)
+        let versionsWithTheseTypes = plan.schemas.filter { typeSet(Schema(versionedSchema: $0)) == types }
+        guard let latest = versionsWithTheseTypes.last,
+              !versionsWithTheseTypes.contains(where: { $0.versionIdentifier == schema.version }) else { return schema }
+        return Schema(schema.entities.compactMap { schema.modelTypes[$0.name] }, version: latest.versionIdentifier)
     }
 
     /// A container on a migration's working copy, at one version of the schema, that migrates nothing.

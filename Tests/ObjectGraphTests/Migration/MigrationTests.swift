@@ -151,6 +151,46 @@ final class VersionedMigrationTests: StoreTestCase {
         XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "3.0.0")
     }
 
+    /// SwiftData's usual form names the current version's model types, not a versioned schema: the
+    /// plan's stages must run all the same, up to the version those types belong to.
+    func testAContainerMadeFromTheModelTypesRunsThePlansStages() throws {
+        try makeV1Store()
+        do {
+            let context = ModelContext(try ModelContainer(
+                for: NoteSchemaV2.Memo.self, migrationPlan: NoteMigrationPlan.self, configurations: ModelConfiguration(url: storeURL)))
+            let titles = try context.fetch(FetchDescriptor<NoteSchemaV2.Memo>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+            XCTAssertEqual(titles, ["groceries", "groceries (2)", "groceries (3)", "ideas"], "the custom stage deduplicated")
+            XCTAssertEqual(context.container.schema.version, Schema.Version(2, 0, 0))
+        }
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "2.0.0")
+
+        // Xcode's template: a schema of the types, and a list of configurations.
+        let schema = Schema([NoteSchemaV3.Memo.self])
+        let context = ModelContext(try ModelContainer(
+            for: schema, migrationPlan: NoteMigrationPlan.self, configurations: [ModelConfiguration(schema: schema, url: storeURL)]))
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<NoteSchemaV3.Memo>()), 4)
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "3.0.0")
+    }
+
+    func testAV1StoreOpensAtV3FromItsModelTypesThroughEveryStage() throws {
+        try makeV1Store()
+        let context = ModelContext(try ModelContainer(
+            for: NoteSchemaV3.Memo.self, migrationPlan: NoteMigrationPlan.self, configurations: ModelConfiguration(url: storeURL)))
+        let memos = try context.fetch(FetchDescriptor<NoteSchemaV3.Memo>(sortBy: [SortDescriptor(\.title)]))
+        XCTAssertEqual(memos.map(\.title), ["groceries", "groceries (2)", "groceries (3)", "ideas"])
+        XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "3.0.0")
+    }
+
+    /// The form Xcode's new-project template writes, with no plan, compiles and opens the store.
+    func testASchemaAndAListOfConfigurationsWithoutAPlanOpenAStore() throws {
+        let schema = Schema([NoteSchemaV1.Memo.self])
+        let configuration = ModelConfiguration(schema: schema, url: storeURL)
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        context.insert(NoteSchemaV1.Memo(title: "a", text: "b"))
+        try context.save()
+        XCTAssertEqual(try rawRows("SELECT title FROM Memo").map { $0["title"] as String }, ["a"])
+    }
+
     func testAStoreNewerThanTheCodeIsRefusedAndLeftByteIdentical() throws {
         try makeV1Store()
         _ = try open(NoteSchemaV3.self)
