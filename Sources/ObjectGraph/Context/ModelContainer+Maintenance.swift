@@ -255,7 +255,7 @@ extension ModelContainer {
     public static func storeNeedsUpdate(
         at url: URL, for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil
     ) throws -> Bool {
-        try StoreMigrator(url: url, schema: schema, plan: migrationPlan, externalStorage: nil,
+        try StoreMigrator(url: url, schema: versioned(schema, by: migrationPlan), plan: migrationPlan, externalStorage: nil,
                           configuration: ModelConfiguration(url: url)).needsUpdate()
     }
 }

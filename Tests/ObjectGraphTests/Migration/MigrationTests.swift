@@ -163,6 +163,10 @@ final class VersionedMigrationTests: StoreTestCase {
             XCTAssertEqual(context.container.schema.version, Schema.Version(2, 0, 0))
         }
         XCTAssertEqual(try rawRows("SELECT value FROM _objectgraph_metadata WHERE key = 'schemaVersion'").first?["value"] as String?, "2.0.0")
+        XCTAssertFalse(try ModelContainer.storeNeedsUpdate(
+            at: storeURL, for: Schema([NoteSchemaV2.Memo.self]), migrationPlan: NoteMigrationPlan.self), "at V2 already")
+        XCTAssertTrue(try ModelContainer.storeNeedsUpdate(
+            at: storeURL, for: Schema([NoteSchemaV3.Memo.self]), migrationPlan: NoteMigrationPlan.self))
 
         // Xcode's template: a schema of the types, and a list of configurations.
         let schema = Schema([NoteSchemaV3.Memo.self])
