@@ -86,11 +86,19 @@ extension PredicateTranslation {
     /// `max()` or `min()` (`function`) of the elements of the array `elements` reads: `SELECT
     /// function(value)` over them, NULL when there are none, as the methods give nil for an empty
     /// sequence. `elementsType` is the sequence's type.
-    fileprivate func elementAggregate(_ function: String, of elements: Any, elementsType: Any.Type, node: Any) throws -> SQLTerm {
+    fileprivate func elementAggregate(
+        _ function: String, of elements: Any, elementsType: Any.Type, elementType: Any.Type, node: Any
+    ) throws -> SQLTerm {
         let term = try term(elements)
         if case .constant = term { return .constant(try Self.evaluateWithoutVariables(node)) }
         guard let array = storedJSONArray(term, of: elementsType) else {
             throw unsupported(node, detail: "max() and min() are translated on array and set attributes")
+        }
+        // SQL's MAX and MIN take the stored elements' order, which must be the type's `<`.
+        switch StoredOrder.of(elementType) {
+        case .asStored: break
+        case .ranked: throw unsupported(node, detail: "\(elementType) orders by its `<`, not by its stored values: max() and min() of it are not translated")
+        case .unordered(let reason): throw unsupported(node, detail: reason)
         }
         let alias = newAlias().quotedIdentifier
         return .value(
@@ -101,13 +109,13 @@ extension PredicateTranslation {
 
 extension PredicateExpressions.SequenceMaximum: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        try translation.elementAggregate("MAX", of: elements, elementsType: Elements.Output.self, node: self)
+        try translation.elementAggregate("MAX", of: elements, elementsType: Elements.Output.self, elementType: Elements.Output.Element.self, node: self)
     }
 }
 
 extension PredicateExpressions.SequenceMinimum: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
-        try translation.elementAggregate("MIN", of: elements, elementsType: Elements.Output.self, node: self)
+        try translation.elementAggregate("MIN", of: elements, elementsType: Elements.Output.self, elementType: Elements.Output.Element.self, node: self)
     }
 }
 

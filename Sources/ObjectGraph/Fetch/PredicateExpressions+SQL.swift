@@ -47,7 +47,7 @@ extension PredicateExpressions.Comparison: SQLTranslatableExpression {
         case .greaterThan: ">"
         case .greaterThanOrEqual: ">="
         }
-        let result = try translation.binary(lhs, rhs, node: self) { "(\($0) \(symbol) \($1))" }
+        let result = try translation.binary(lhs, rhs, node: self, ordering: LHS.Output.self) { "(\($0) \(symbol) \($1))" }
         if case .value(let fragment, _) = result { return .condition(fragment) }
         return result
     }
@@ -105,7 +105,7 @@ extension PredicateExpressions.Arithmetic: SQLTranslatableExpression {
         case .subtract: "-"
         case .multiply: "*"
         }
-        return try translation.binary(lhs, rhs, node: self) { "(\($0) \(symbol) \($1))" }
+        return try translation.binary(lhs, rhs, node: self, arithmeticOn: LHS.Output.self) { "(\($0) \(symbol) \($1))" }
     }
 }
 
@@ -132,6 +132,7 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatableExpression {
     func sqlTerm(in translation: PredicateTranslation) throws -> SQLTerm {
         let inner = try translation.term(wrapped)
         if case .constant = inner { return .constant(try PredicateTranslation.evaluateWithoutVariables(self)) }
+        try translation.requireArithmeticInSQL(on: Wrapped.Output.self, operands: [inner], node: self)
         let (fragment, _) = try translation.value(of: inner, from: wrapped)
         return .value(SQLFragment("(-\(fragment.sql))", fragment.arguments), codec: nil)
     }
@@ -334,14 +335,24 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatableExpressio
         let elementTerm = try translation.term(element)
         guard case .constant(let bounds) = rangeTerm else { throw translation.unsupported(self) }
         if case .constant = elementTerm { return .constant(try PredicateTranslation.evaluateWithoutVariables(self)) }
-        let (elementSQL, codec) = try translation.value(of: elementTerm, from: element)
+        var (elementSQL, codec) = try translation.value(of: elementTerm, from: element)
         guard let range = bounds as? any _RangeBounds else { throw translation.unsupported(self) }
-        let lower = try translation.encode(range.lowerAny, with: codec)
-        let upper = try translation.encode(range.upperAny, with: codec)
+        var lower = SQLFragment("?", [try translation.encode(range.lowerAny, with: codec)])
+        var upper = SQLFragment("?", [try translation.encode(range.upperAny, with: codec)])
+        // Bounds compare as `Comparison` does: by rank for a `CaseIterable` type (`StoredOrder`).
+        switch StoredOrder.of(Element.Output.self) {
+        case .asStored:
+            break
+        case .ranked(let cases):
+            (elementSQL, lower, upper) = (StoredOrder.rankSQL(elementSQL, among: cases),
+                                          StoredOrder.rankSQL(lower, among: cases), StoredOrder.rankSQL(upper, among: cases))
+        case .unordered(let reason):
+            throw translation.unsupported(self, detail: reason)
+        }
         let upperOperator = range.includesUpperBound ? "<=" : "<"
         return .condition(SQLFragment(
-            "(\(elementSQL.sql) >= ? AND \(elementSQL.sql) \(upperOperator) ?)",
-            elementSQL.arguments + [lower] + elementSQL.arguments + [upper]))
+            "(\(elementSQL.sql) >= \(lower.sql) AND \(elementSQL.sql) \(upperOperator) \(upper.sql))",
+            elementSQL.arguments + lower.arguments + elementSQL.arguments + upper.arguments))
     }
 }
 

@@ -263,15 +263,47 @@ final class PredicateTranslation {
     }
 
     /// A binary operator on two values; a captured value takes the codec of the other side.
-    func binary(_ lhs: Any, _ rhs: Any, node: Any, combine: (String, String) -> String) throws -> SQLTerm {
+    ///
+    /// `ordering`: an order comparison of values of that type, which SQL makes only where it orders
+    /// their stored forms as the type's `<` does (`StoredOrder`): by rank for a `CaseIterable` type.
+    /// `arithmeticOn`: arithmetic on values of that type (`requireArithmeticInSQL`).
+    func binary(
+        _ lhs: Any, _ rhs: Any, node: Any, ordering: Any.Type? = nil, arithmeticOn: Any.Type? = nil,
+        combine: (String, String) -> String
+    ) throws -> SQLTerm {
         let left = try term(lhs)
         let right = try term(rhs)
         if case .constant = left, case .constant = right {
             return .constant(try Self.evaluateWithoutVariables(node))
         }
-        let (leftSQL, _) = try value(of: left, from: lhs, codec: codec(of: right))
-        let (rightSQL, _) = try value(of: right, from: rhs, codec: codec(of: left))
+        if let arithmeticOn { try requireArithmeticInSQL(on: arithmeticOn, operands: [left, right], node: node) }
+        var (leftSQL, _) = try value(of: left, from: lhs, codec: codec(of: right))
+        var (rightSQL, _) = try value(of: right, from: rhs, codec: codec(of: left))
+        if let ordering {
+            switch StoredOrder.of(ordering) {
+            case .asStored:
+                break
+            case .ranked(let cases):
+                leftSQL = StoredOrder.rankSQL(leftSQL, among: cases)
+                rightSQL = StoredOrder.rankSQL(rightSQL, among: cases)
+            case .unordered(let reason):
+                throw unsupported(node, detail: reason)
+            }
+        }
         return .value(SQLFragment(combine(leftSQL.sql, rightSQL.sql), leftSQL.arguments + rightSQL.arguments), codec: nil)
+    }
+
+    /// Throws for arithmetic SQL cannot do on the stored form: a `Decimal` attribute is exact text in
+    /// `SortableDecimal`'s form, which orders as its values do but which SQLite's `+` would read as a
+    /// number prefix of that text (`$0.balance * 2 > 5` kept no row). Inside JSON (an element of a
+    /// `[Decimal]`, a member) a decimal is a JSON number, on which SQL computes.
+    func requireArithmeticInSQL(on type: Any.Type, operands: [SQLTerm], node: Any) throws {
+        let wrapped = (type as? any _OptionalValue.Type)?.wrappedType ?? type
+        let readsAColumn = operands.contains { codec(of: $0).map { !$0.readsJSONMember } ?? false }
+        if wrapped == Decimal.self, readsAColumn {
+            throw unsupported(node, detail: "Decimal values are stored as exact text, on which SQL cannot compute; "
+                + "compare the attribute itself with a value computed outside the predicate")
+        }
     }
 
     // MARK: Key paths

@@ -17,7 +17,7 @@ enum SortKeyPathResolver {
     ) throws -> String? {
         if let slot = layout.slot(for: keyPath), slot.isColumn {
             // `@Attribute(.codable)`: its JSON text does not sort as its values do (nor a transformer's bytes).
-            return slot.isOpaque ? nil : "\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)"
+            return slot.isOpaque ? nil : try ordered("\(alias.quotedIdentifier).\(slot.name.quotedIdentifier)", slot: slot, in: layout)
         }
         let description = String(describing: keyPath)
         return try resolve(components: description, in: layout, store: store, keyExpression: nil, alias: alias, depth: 0)
@@ -35,7 +35,8 @@ enum SortKeyPathResolver {
             if rest.hasPrefix("?") { rest = rest.dropFirst() }
             let column = columnExpression(slot.name, in: layout, keyExpression: keyExpression, alias: alias, depth: depth)
             if rest.isEmpty {
-                return (slot.isColumn && !slot.isOpaque) || slot.isForeignKey ? column : nil
+                if slot.isForeignKey { return column }
+                return slot.isColumn && !slot.isOpaque ? try ordered(column, slot: slot, in: layout) : nil
             }
             guard rest.hasPrefix(".") else { continue }
             let remainder = String(rest.dropFirst())
@@ -57,6 +58,20 @@ enum SortKeyPathResolver {
             }
         }
         return nil
+    }
+
+    /// The term that sorts an attribute's column as its type's `<` orders the values (`StoredOrder`):
+    /// the column itself, or a `CaseIterable` type's ranks; throws for a type whose stored form does
+    /// not sort as its values do (a struct stored as JSON, an enum that is not `CaseIterable`).
+    private static func ordered(_ column: String, slot: PropertySlot, in layout: EntityLayout) throws -> String {
+        switch StoredOrder.of(slot.wrappedValueType) {
+        case .asStored:
+            return column
+        case .ranked(let cases):
+            return StoredOrder.rankSQL(column, among: cases)
+        case .unordered(let reason):
+            throw SwiftDataError(.unsupportedSortDescriptor, "cannot sort \(layout.name) by \(slot.name): \(reason)", entity: layout.name)
+        }
     }
 
     /// Follows the members down from the attribute's type, each by the type `JSONMemberNames` saw it
