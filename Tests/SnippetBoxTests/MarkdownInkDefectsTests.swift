@@ -8,14 +8,23 @@ import XCTest
 final class MarkdownInkDefectsTests: XCTestCase {
     /// What `MarkdownRenderer` makes of `markdown`, or a failure if it has not finished in 10 seconds.
     private func rendered(_ markdown: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        finished("rendering \(markdown.prefix(40).debugDescription)", file: file, line: line) { MarkdownRenderer().render(markdown) }
+    }
+
+    /// What `HTMLSanitizer` makes of `html`, or a failure if it has not finished in 10 seconds.
+    private func sanitized(_ html: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        finished("sanitizing \(html.prefix(40).debugDescription)", file: file, line: line) { HTMLSanitizer().sanitize(html) }
+    }
+
+    private func finished(_ what: String, file: StaticString, line: UInt, _ work: @escaping @Sendable () -> String) -> String? {
         let result = LockedBox<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            result.set(MarkdownRenderer().render(markdown))
+            result.set(work())
             finished.signal()
         }
         guard finished.wait(timeout: .now() + 10) == .success else {
-            XCTFail("rendering \(markdown.debugDescription) did not finish", file: file, line: line)
+            XCTFail("\(what) did not finish", file: file, line: line)
             return nil
         }
         return result.get()
@@ -35,6 +44,36 @@ final class MarkdownInkDefectsTests: XCTestCase {
         let tasks = (1...20).map { "- [ ] task \($0) with [a link](https://example.com/\($0))" }.joined(separator: "\n")
         XCTAssertTrue(MarkdownRenderer.isWithinInksReach(tasks))
         XCTAssertTrue(renderer.render(tasks).contains(#"<a href="https://example.com/20""#), renderer.render(tasks))
+    }
+
+    /// At each `&` Ink reads on to a `;`, whitespace or the end: `&` repeated took time growing with
+    /// the square of its length (more than 30 s for 20,000). Such a note is shown as its text.
+    func testANoteOfAmpersandsInkWouldReadOnFromEachIsShownAsText() {
+        let ampersands = String(repeating: "&", count: 20_000)
+        XCTAssertFalse(MarkdownRenderer.isWithinInksReach(ampersands))
+        XCTAssertEqual(rendered(ampersands), "<p>" + String(repeating: "&amp;", count: 20_000) + "</p>")
+        XCTAssertFalse(MarkdownRenderer.isWithinInksReach("**a**\n\n" + String(repeating: "&x", count: 1_000)))
+        // Prose, code and links with `&` are Markdown as before.
+        let everyday = "Tom & Jerry: `a && b`, &amp; and <https://example.com/?a=1&b=2&c=3>\n\n"
+            + String(repeating: "if a && b { c &= d }\n", count: 2_000)
+        XCTAssertTrue(MarkdownRenderer.isWithinInksReach(everyday))
+        XCTAssertEqual(rendered("**Tom & Jerry**"), "<p><strong>Tom &amp; Jerry</strong></p>")
+        XCTAssertTrue(MarkdownRenderer.isWithinInksReach(String(repeating: "&;", count: 10_000)), "each `&` finds its `;` at once")
+    }
+
+    /// A `<` with no `>` after it is text, but Ink, and then the sanitizer, looked for its end from
+    /// each one to the end of the note: 2.4 s for `x<` 8,000 times, and 100,000 never finished.
+    func testLessThanSignsWithNoTagEndAfterThemAreTextAtAnyLength() {
+        let angles = String(repeating: "x<", count: 100_000)
+        XCTAssertFalse(MarkdownRenderer.isWithinInksReach(angles))
+        XCTAssertEqual(rendered(angles), "<p>" + String(repeating: "x&lt;", count: 100_000) + "</p>")
+        XCTAssertFalse(MarkdownRenderer.isWithinInksReach(String(repeating: "a<b\n", count: 5_000)))
+        XCTAssertEqual(sanitized("<em>stress</em> " + String(repeating: "<", count: 200_000)),
+                       "<em>stress</em> " + String(repeating: "&lt;", count: 200_000))
+        // Notes comparing things, and notes with HTML, are Markdown as before.
+        let comparisons = String(repeating: "Use `a < b` where <kbd>x</kbd> if a < b.\n", count: 2_000) + "Last: `i < n`"
+        XCTAssertTrue(MarkdownRenderer.isWithinInksReach(comparisons))
+        XCTAssertEqual(rendered("**a < b**"), "<p><strong>a &lt; b</strong></p>")
     }
 
     func testAFirstLineOfThreeDashesIsARuleAndHidesNothing() {

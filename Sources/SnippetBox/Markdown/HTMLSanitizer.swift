@@ -29,10 +29,15 @@ struct HTMLSanitizer: Sendable {
         // How many of each element are open: a closing tag of one not open is dropped at once, not
         // after a search of the stack (thousands of stray closing tags made that quadratic).
         var openCounts: [String: Int] = [:]
+        // A `<` after the last `>` has no end: it is text, found so without a search. Searching from
+        // each such `<` to the end of the note made a note of `x<` repeated take time growing with
+        // the square of its length (10 s for 16,000 characters, and 100,000 never finished). A `<`
+        // before it searches only as far as the next `>`, where the scan then goes on.
+        let lastClosing = html.lastIndex(of: ">")
         var index = html.startIndex
         while index < html.endIndex {
             let character = html[index]
-            if character == "<", let end = html[index...].firstIndex(of: ">") {
+            if character == "<", let lastClosing, index < lastClosing, let end = html[index...lastClosing].firstIndex(of: ">") {
                 let tag = String(html[html.index(after: index)..<end])
                 if let rebuilt = rebuild(tag) {
                     if rebuilt.isClosing {

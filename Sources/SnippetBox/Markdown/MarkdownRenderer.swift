@@ -20,11 +20,32 @@ struct MarkdownRenderer: Sendable {
     static let maximumBrackets = 200
     static let maximumBracketDepth = 32
 
-    /// Whether Ink may be given `markdown` (see `maximumBrackets`).
+    /// How many characters Ink may read ahead, in all, where what it reads turns out not to be what
+    /// it looked for. Read ahead from each of a run of such characters, a note of them took time
+    /// growing with the square of its length, and held a worker all the while:
+    /// - at each `&` Ink reads on to the next `;`, or to whitespace or the end, where it gives up
+    ///   (`&` 10,000 times took 11 s in a debug build, 20,000 more than 30 s);
+    /// - at each `<` it reads an HTML element's name, then on to a `>`, past line breaks: a `<` with
+    ///   no `>` after it reads to the end of the note (`x<` 8,000 times took 2.4 s, and 100,000
+    ///   `<` never finished).
+    /// Prose and code look a word ahead at an `&`, and have few `<` after their last `>`; a note that
+    /// would make Ink read more than this is shown as its text.
+    static let maximumLookAhead = 200_000
+
+    /// Whether Ink may be given `markdown` (see `maximumBrackets` and `maximumLookAhead`).
     static func isWithinInksReach(_ markdown: String) -> Bool {
         var brackets = 0
         var depth = 0
+        // Counted in scalars (Ink reads characters, fewer or as many). The `&` seen since the last
+        // whitespace or `;` each read on past every scalar that follows until one.
+        var ampersandsReading = 0
+        var lookAhead = 0
+        // The `<` since the last `>`, and the sum of their offsets: each reads to the end.
+        var openAngles = 0
+        var openAngleOffsets = 0
+        var length = 0
         for scalar in markdown.unicodeScalars {
+            lookAhead += ampersandsReading
             switch scalar {
             case "[":
                 brackets += 1
@@ -32,11 +53,22 @@ struct MarkdownRenderer: Sendable {
                 if brackets > maximumBrackets || depth > maximumBracketDepth { return false }
             case "]":
                 depth = max(0, depth - 1)
+            case "&":
+                ampersandsReading += 1
+            case ";":
+                ampersandsReading = 0
+            case "<":
+                openAngles += 1
+                openAngleOffsets += length
+            case ">":
+                (openAngles, openAngleOffsets) = (0, 0)
             default:
-                break
+                if scalar.properties.isWhitespace { ampersandsReading = 0 }
             }
+            length += 1
+            if lookAhead > maximumLookAhead { return false }
         }
-        return true
+        return lookAhead + (openAngles * length - openAngleOffsets) <= maximumLookAhead
     }
 
     /// A note Ink cannot be given, as its text: a paragraph per blank-line-separated block, its line
