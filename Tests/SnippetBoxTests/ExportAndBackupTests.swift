@@ -164,6 +164,30 @@ final class ExportAndBackupTests: AppTestCase {
         XCTAssertTrue(second.contains("0 added, 0 updated, 2 already here, 0 skipped."), second)
     }
 
+    /// Importing an export made before a snippet went to the trash took it out again, reported as
+    /// "updated": moving it to the trash does not change its date of edit, so the file's copy did not
+    /// look older. The trash is kept unless the file's copy was edited after the snippet was trashed.
+    func testAnImportOfAnEarlierExportLeavesATrashedSnippetInTheTrash() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Trashed after the export", code: "old"))
+        let (_, json) = try await download("/data/export.json")
+        try await send(.POST, "/snippets/\(id)/delete")
+        let trashedAt = { try self.withContext { try $0.fetch(FetchDescriptor<Snippet>()).first?.deletedAt } }
+        let trashed = try XCTUnwrap(try trashedAt())
+
+        let (status, body) = try await importFile(json)
+        expectStatus(.ok, status)
+        XCTAssertTrue(body.contains("0 added, 0 updated, 1 already here, 0 skipped."), body)
+        XCTAssertEqual(try trashedAt(), trashed, "still in the trash, since the same time")
+
+        // A copy edited after the snippet was trashed here is newer work: it comes back with it.
+        var edited = try LibraryExport.read(json)
+        edited.snippets[0].code = "edited elsewhere after the trashing"
+        edited.snippets[0].updatedAt = trashed.addingTimeInterval(60)
+        let (_, again) = try await importFile(try LibraryExport.encoder().encode(edited))
+        XCTAssertTrue(again.contains("0 added, 1 updated, 0 already here, 0 skipped."), again)
+        XCTAssertNil(try trashedAt())
+    }
+
     /// A record trashed at a date still to come stayed in the trash for ever ("deleted" years ahead,
     /// never purged), and outlived any "Empty the trash" asked before it: it counts as trashed now.
     func testAnImportTrashesNothingInTheFuture() async throws {

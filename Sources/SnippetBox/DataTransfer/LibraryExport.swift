@@ -353,9 +353,16 @@ struct LibraryImporter {
 
     /// When the snippet the record makes or updates is in the trash since, or nil for out of it. An
     /// import never puts a snippet of the library back in the trash (an export made while it was
-    /// there), and a trashed record stays at least `trashStayAfterImport` before it is purged.
+    /// there), and a trashed record stays at least `trashStayAfterImport` before it is purged. Nor
+    /// does it take one out of the trash for a record that is not, unless the record was edited after
+    /// the snippet went there: an export made before then is older than the trashing, which leaves
+    /// the snippet's date of edit as it was.
     private func trashedAt(_ record: LibraryExport.SnippetRecord, existing: Snippet?) -> Date? {
-        guard let recorded = record.deletedAt else { return nil }
+        guard let recorded = record.deletedAt else {
+            guard let kept = existing?.deletedAt,
+                  LibraryExport.fileSeconds(record.updatedAt) <= LibraryExport.fileSeconds(kept) else { return nil }
+            return kept
+        }
         // A date still to come (a clock set wrong, a file edited) would keep the snippet in the
         // trash for ever, shown "deleted" years ahead: it counts as trashed now.
         let isAhead = recorded > now
