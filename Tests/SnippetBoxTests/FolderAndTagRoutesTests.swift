@@ -199,6 +199,14 @@ final class IsolatedNamesTests: AppTestCase {
                 XCTAssertTrue(body.contains(fragment), "\(path) lacks \(fragment)")
             }
         }
+        try await send(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in
+            try req.content.encode(["folder": folderID], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in XCTAssertEqual(response.status, .seeOther) })
+        try await expectPage("/snippets/\(id)", shows: "Moved to “\u{2068}\(folder)\u{2069}”.")
+        try await send(.POST, "/snippets/\(id)/move", beforeRequest: { req async throws in
+            try req.content.encode(["folder": ""], as: .urlEncodedForm)
+        }, afterResponse: { response async throws in XCTAssertEqual(response.status, .seeOther) })
+        try await expectPage("/snippets/\(id)", shows: "Moved to Unfiled.")
         try await send(.POST, "/snippets/\(id)/delete") { response async throws in XCTAssertEqual(response.status, .seeOther) }
         try await expectPage("/trash", shows: "Moved “\u{2068}\(title)\u{2069}” to the trash.")
         try await expectPage("/trash", shows: "<td><bdi>\(title)</bdi></td>")

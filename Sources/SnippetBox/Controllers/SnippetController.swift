@@ -281,7 +281,7 @@ struct SnippetController: RouteCollection {
             snippet.folder = folder
             snippet.updatedAt = Date.now
             snippet.refreshSearchKeywords()
-            return folder.name
+            return Formatting.quoted(folder.name)
         }
         req.flash("Moved to \(folderName).")
         return req.redirect(to: "\(settings.basePath)/snippets/\(id.idString)")
