@@ -27,6 +27,17 @@ extension _StoredAsJSONArray {
 
 extension Array: _StoredAsJSONArray {}
 
+/// Arrays, whose order the JSON keeps: `first` and `last` read its ends (a set's are arbitrary).
+protocol _StoredAsOrderedJSONArray: _StoredAsJSONArray {
+    static var _firstKeyPath: AnyKeyPath { get }
+    static var _lastKeyPath: AnyKeyPath { get }
+}
+
+extension Array: _StoredAsOrderedJSONArray {
+    static var _firstKeyPath: AnyKeyPath { \Self.first }
+    static var _lastKeyPath: AnyKeyPath { \Self.last }
+}
+
 extension Set: _StoredAsJSONArray {
     static var _countKeyPath: AnyKeyPath { \Self.count }
     static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }

@@ -403,6 +403,11 @@ final class PredicateTranslation {
                 return .condition(SQLFragment("(\(count) = 0)", fragment.arguments))
             }
         }
+        if let array = rootType as? any _StoredAsOrderedJSONArray.Type, keyPath == array._firstKeyPath || keyPath == array._lastKeyPath {
+            // The element at an end, as a member is read; NULL (nil) for an empty array.
+            let path = keyPath == array._firstKeyPath ? "$[0]" : "$[#-1]"
+            return .value(SQLFragment("json_extract(\(fragment.sql), '\(path)')", fragment.arguments), codec: .jsonMember)
+        }
         if rootType == String.self || rootType == Substring.self {
             // Text is no JSON: any other member of it would be read as one by `json_extract`, which
             // fails on text that is not JSON, or reads nothing.

@@ -54,6 +54,19 @@ final class CollectionPredicateTests: PredicateTestCase {
         try context.save()
     }
 
+    /// `first` and `last` of an array threw `unsupportedPredicate` ("cannot be read in SQL").
+    func testFirstAndLastOfAnArrayAreItsEnds() throws {
+        try assertPredicate(#Predicate<Recording> { $0.ratings.first == 5 },
+                            sql: #"(json_extract("t0"."ratings", '$[0]') = ?)"#, selects: ["Blue", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.ratings.last == 4 || $0.ratings.last == 2 }, selects: ["Blue", "Green"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.ratings.first == nil }, selects: ["Red"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { ($0.ratings.last ?? 0) > 3 }, selects: ["Blue", "Gold"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.credits.last?.name == "Ann" }, selects: ["Blue", "Green"], label: \.title)
+        try assertPredicate(#Predicate<Recording> { $0.labels?.last == "studio" }, selects: ["Gold"], label: \.title)
+        let day = reference
+        try assertPredicate(#Predicate<Recording> { $0.sessions.first.flatMap { $0 < day } == true }, selects: ["Blue", "Green"], label: \.title)
+    }
+
     func testContainsWhereAndAllSatisfyTestEachElement() throws {
         try assertPredicate(#Predicate<Recording> { $0.ratings.contains { $0 > 4 } },
                             sql: #"EXISTS (SELECT 1 FROM json_each("t0"."ratings") AS "t1" WHERE ("t1".value > ?))"#,
