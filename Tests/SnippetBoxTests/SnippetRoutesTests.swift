@@ -343,6 +343,52 @@ final class SnippetRoutesTests: AppTestCase {
                 XCTAssertEqual(Data(buffer: response.body), whole[test.bytes], test.range)
             }
         }
+        // A range past the end, asked with a validator that no longer holds: 416, not the whole file.
+        try await send(.GET, "/static/css/app.css", headers: ["Range": "bytes=\(size)-", "If-None-Match": "\"stale\""]) { response async throws in
+            XCTAssertEqual(response.status, .rangeNotSatisfiable)
+        }
+    }
+
+    /// A cache asking with a weak tag, a list of tags, `*` or the date it was given was sent the whole
+    /// body again: only If-None-Match of exactly the tag's text was answered 304 (static files and images).
+    func testConditionalRequestsAreAnsweredAsHTTPSays() async throws {
+        let id = try await createSnippet(SnippetUpload(title: "Pictured", image: File(data: ByteBuffer(data: tinyPNG), filename: "a.png")))
+        for path in ["/static/css/app.css", "/snippets/\(id)/image"] {
+            var (eTag, lastModified) = ("", "")
+            try await send(.GET, path) { response async throws in
+                XCTAssertEqual(response.status, .ok, path)
+                eTag = response.headers.first(name: .eTag) ?? ""
+                lastModified = response.headers.first(name: .lastModified) ?? ""
+            }
+            XCTAssertTrue(eTag.hasPrefix("\"") && !lastModified.isEmpty, "\(path): \(eTag) \(lastModified)")
+            let longBefore = CachedCopy.httpDateText(Date(timeIntervalSince1970: 86_400))
+            let cases: [(headers: HTTPHeaders, status: HTTPStatus)] = [
+                (["If-None-Match": eTag], .notModified),
+                (["If-None-Match": "W/\(eTag)"], .notModified),
+                (["If-None-Match": "\"x,y\", \(eTag)"], .notModified),
+                (HTTPHeaders([("If-None-Match", "\"other\""), ("If-None-Match", "W/\(eTag)")]), .notModified),
+                (["If-None-Match": "*"], .notModified),
+                (["If-None-Match": "\"other\""], .ok),
+                (["If-Modified-Since": lastModified], .notModified),
+                (["If-Modified-Since": longBefore], .ok),
+                (["If-Modified-Since": "yesterday"], .ok),
+                // If-None-Match is weighed first, and decides.
+                (["If-None-Match": "\"other\"", "If-Modified-Since": lastModified], .ok),
+            ]
+            for test in cases {
+                try await send(.GET, path, headers: test.headers) { response async throws in
+                    XCTAssertEqual(response.status, test.status, "\(path) \(test.headers)")
+                    if test.status == .notModified {
+                        XCTAssertEqual(response.body.readableBytes, 0)
+                        XCTAssertEqual(response.headers.first(name: .eTag), eTag, path)
+                        XCTAssertNotNil(response.headers.first(name: .cacheControl), path)
+                    } else {
+                        XCTAssertGreaterThan(response.body.readableBytes, 0, path)
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(CachedCopy.entityTags(in: #"W/"a", "b,c" , *,junk, "d""#), [#""a""#, #""b,c""#, "*", #""d""#])
     }
 }
 

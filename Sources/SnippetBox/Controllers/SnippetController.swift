@@ -324,13 +324,12 @@ struct SnippetController: RouteCollection {
         // On the 304 too: without it the signed-in pages' `no-store` was added, which replaces the
         // cached image's policy.
         let caching = "private, max-age=86400"
-        if req.headers.first(name: .ifNoneMatch) == etag {
-            return Response(status: .notModified, headers: ["ETag": etag, "Cache-Control": caching])
+        let validators: HTTPHeaders = ["ETag": etag, "Last-Modified": CachedCopy.httpDateText(updated), "Cache-Control": caching]
+        if CachedCopy.isCurrent(req.headers, eTag: etag, lastModified: updated) {
+            return Response(status: .notModified, headers: validators)
         }
-        let response = Response(status: .ok, body: .init(data: data))
+        let response = Response(status: .ok, headers: validators, body: .init(data: data))
         response.headers.replaceOrAdd(name: .contentType, value: contentType)
-        response.headers.replaceOrAdd(name: .eTag, value: etag)
-        response.headers.replaceOrAdd(name: .cacheControl, value: caching)
         return response
     }
 
