@@ -157,6 +157,32 @@ final class BadInputAndTrashTests: AppTestCase {
         XCTAssertEqual(try snippetCount(), 0)
     }
 
+    /// A form in a shape no page sends (a list where a field is one value, JSON of the wrong types,
+    /// plain text) got the decoder's own words back: "No value found (expected type 'String')",
+    /// "Value was not of type 'Array<Any>'", "Plaintext decoding does not support dictionaries".
+    func testAFormOfTheWrongShapeIsRefusedByItsFieldInPlainWords() async throws {
+        let bodies: [(path: String, contentType: String, body: String, field: String?)] = [
+            ("/folders", "application/x-www-form-urlencoded", "name[]=x", "name"),
+            ("/folders", "application/json", #"{"name": ["x"]}"#, "name"),
+            ("/folders", "text/plain", "name=x", nil),
+            ("/snippets/bulk", "application/json", #"{"ids": "not a list"}"#, "ids"),
+        ]
+        for test in bodies {
+            try await send(.POST, test.path, headers: ["Content-Type": test.contentType], beforeRequest: { req async throws in
+                req.body = ByteBuffer(string: test.body)
+            }, afterResponse: { response async throws in
+                let page = response.body.string
+                XCTAssertEqual(response.status, .badRequest, "\(test.body): \(page)")
+                XCTAssertTrue(page.contains("The form could not be read (" + (test.field.map { "field \($0)" } ?? "malformed body") + "). Nothing was saved."),
+                              "\(test.body): \(page)")
+                for internals in ["expected type", "Value was not", "Plaintext decoding", "codingPath", "debugDescription"] {
+                    XCTAssertFalse(page.contains(internals), "\(test.body): \(page)")
+                }
+            })
+        }
+        XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+    }
+
     func testFieldLengthsAreFormErrors() async throws {
         try await send(.POST, "/snippets", beforeRequest: { req async throws in
             try req.content.encode(SnippetUpload(title: String(repeating: "t", count: 201), newFolder: String(repeating: "f", count: 101),

@@ -26,6 +26,12 @@ struct ErrorPageMiddleware: AsyncMiddleware {
     }
 
     private func describe(_ error: any Error) -> (HTTPResponseStatus, String) {
+        // Before `AbortError`, which Vapor makes every `DecodingError` conform to, with the decoder's
+        // own words as its reason ("Value was not of type 'Array<Any>'", "Decoding caught in
+        // recursion loop"): a form sent in a shape no page makes is named by its field instead.
+        if let decoding = error as? DecodingError {
+            return (.badRequest, "The form could not be read (\(Self.summary(of: decoding))). Nothing was saved.")
+        }
         if let abort = error as? any AbortError {
             if abort.status == .payloadTooLarge {
                 return (abort.status, "That upload is too large. Nothing was saved.")
@@ -37,9 +43,6 @@ struct ErrorPageMiddleware: AsyncMiddleware {
             // to hide: the page said only "Something went wrong", and the reason was in the log alone.
             // 409: the library's state stops the export, and the page is not titled "Server error".
             return (.conflict, "The export stopped: \(export.description).")
-        }
-        if let decoding = error as? DecodingError {
-            return (.badRequest, "The form could not be read (\(Self.summary(of: decoding))). Nothing was saved.")
         }
         return (.internalServerError, "Something went wrong on the server. Nothing was changed; try again.")
     }
