@@ -59,6 +59,8 @@ final class MarkdownInkDefectsTests: XCTestCase {
         XCTAssertTrue(MarkdownRenderer.isWithinInksReach(everyday))
         XCTAssertEqual(rendered("**Tom & Jerry**"), "<p><strong>Tom &amp; Jerry</strong></p>")
         XCTAssertTrue(MarkdownRenderer.isWithinInksReach(String(repeating: "&;", count: 10_000)), "each `&` finds its `;` at once")
+        // A `;` with a combining mark after it is another character to Ink, and ends nothing.
+        XCTAssertFalse(MarkdownRenderer.isWithinInksReach(String(repeating: "&;\u{301}", count: 66_000)))
     }
 
     /// A `<` with no `>` after it is text, but Ink, and then the sanitizer, looked for its end from
@@ -70,9 +72,13 @@ final class MarkdownInkDefectsTests: XCTestCase {
         XCTAssertFalse(MarkdownRenderer.isWithinInksReach(String(repeating: "a<b\n", count: 5_000)))
         XCTAssertEqual(sanitized("<em>stress</em> " + String(repeating: "<", count: 200_000)),
                        "<em>stress</em> " + String(repeating: "&lt;", count: 200_000))
-        // Notes comparing things, and notes with HTML, are Markdown as before.
+        XCTAssertFalse(MarkdownRenderer.isWithinInksReach(String(repeating: "<>\u{338}", count: 66_000)), "`>` and a mark are not `>`")
+        // Notes comparing things, and notes with HTML, are Markdown as before: a `<` before a space is
+        // given up at once.
         let comparisons = String(repeating: "Use `a < b` where <kbd>x</kbd> if a < b.\n", count: 2_000) + "Last: `i < n`"
         XCTAssertTrue(MarkdownRenderer.isWithinInksReach(comparisons))
+        let pastedCode = "```go\n" + String(repeating: "for i := 0; i < n; i++ { if x < y { total += i } }\n", count: 400) + "```"
+        XCTAssertTrue(MarkdownRenderer.isWithinInksReach(pastedCode))
         XCTAssertEqual(rendered("**a < b**"), "<p><strong>a &lt; b</strong></p>")
     }
 

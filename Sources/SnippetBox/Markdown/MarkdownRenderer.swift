@@ -33,20 +33,31 @@ struct MarkdownRenderer: Sendable {
     static let maximumLookAhead = 200_000
 
     /// Whether Ink may be given `markdown` (see `maximumBrackets` and `maximumLookAhead`).
+    ///
+    /// Read in characters, as Ink reads: a `;` or `>` with a combining mark after it is another
+    /// character, which ends nothing (counted in scalars, `&;` and a combining acute accent repeated
+    /// passed as reading nothing ahead, and Ink read from each `&` to the end).
     static func isWithinInksReach(_ markdown: String) -> Bool {
         var brackets = 0
         var depth = 0
-        // Counted in scalars (Ink reads characters, fewer or as many). The `&` seen since the last
-        // whitespace or `;` each read on past every scalar that follows until one.
+        // The `&` seen since the last whitespace or `;`, each of which reads on past every character
+        // that follows until one.
         var ampersandsReading = 0
         var lookAhead = 0
-        // The `<` since the last `>`, and the sum of their offsets: each reads to the end.
+        // The `<` since the last `>` that begin an element's name (a `<` before whitespace or a `>`
+        // is given up at once), and the sum of their offsets: each reads to the end.
         var openAngles = 0
         var openAngleOffsets = 0
+        var previousWasAngle = false
         var length = 0
-        for scalar in markdown.unicodeScalars {
+        for character in markdown {
             lookAhead += ampersandsReading
-            switch scalar {
+            if previousWasAngle, !character.isWhitespace, character != ">" {
+                openAngles += 1
+                openAngleOffsets += length - 1
+            }
+            previousWasAngle = character == "<"
+            switch character {
             case "[":
                 brackets += 1
                 depth += 1
@@ -57,13 +68,10 @@ struct MarkdownRenderer: Sendable {
                 ampersandsReading += 1
             case ";":
                 ampersandsReading = 0
-            case "<":
-                openAngles += 1
-                openAngleOffsets += length
             case ">":
                 (openAngles, openAngleOffsets) = (0, 0)
             default:
-                if scalar.properties.isWhitespace { ampersandsReading = 0 }
+                if character.isWhitespace { ampersandsReading = 0 }
             }
             length += 1
             if lookAhead > maximumLookAhead { return false }
