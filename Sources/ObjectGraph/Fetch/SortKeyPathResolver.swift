@@ -54,7 +54,10 @@ enum SortKeyPathResolver {
                 // numbers, which sort as numbers (a date is the number `JSONEncoder` writes), and text;
                 // a missing member or a nil value is NULL, first in forward order, as nil sorts.
                 try requireStoredUnderTheirNames(members, of: slot, in: layout, store: store)
-                return "json_extract(\(column), '$.\(members.joined(separator: "."))')"
+                let member = "json_extract(\(column), '$.\(members.joined(separator: "."))')"
+                // Ordered as a predicate compares it: a `CaseIterable` member by rank.
+                guard let type = memberType(members, of: slot) else { return member }
+                return try ordered(member, type: type, naming: ([slot.name] + members).joined(separator: "."), in: layout)
             }
         }
         return nil
@@ -64,14 +67,28 @@ enum SortKeyPathResolver {
     /// the column itself, or a `CaseIterable` type's ranks; throws for a type whose stored form does
     /// not sort as its values do (a struct stored as JSON, an enum that is not `CaseIterable`).
     private static func ordered(_ column: String, slot: PropertySlot, in layout: EntityLayout) throws -> String {
-        switch StoredOrder.of(slot.wrappedValueType) {
+        try ordered(column, type: slot.wrappedValueType, naming: slot.name, in: layout)
+    }
+
+    private static func ordered(_ term: String, type: Any.Type, naming name: String, in layout: EntityLayout) throws -> String {
+        switch StoredOrder.of(type) {
         case .asStored:
-            return column
+            return term
         case .ranked(let cases):
-            return StoredOrder.rankSQL(column, among: cases)
+            return StoredOrder.rankSQL(term, among: cases)
         case .unordered(let reason):
-            throw SwiftDataError(.unsupportedSortDescriptor, "cannot sort \(layout.name) by \(slot.name): \(reason)", entity: layout.name)
+            throw SwiftDataError(.unsupportedSortDescriptor, "cannot sort \(layout.name) by \(name): \(reason)", entity: layout.name)
         }
+    }
+
+    /// The type of the member `members` names inside the attribute's value, as `JSONMemberNames` saw
+    /// it; nil where it has not seen it.
+    private static func memberType(_ members: [String], of slot: PropertySlot) -> Any.Type? {
+        var type: Any.Type? = slot.wrappedValueType
+        for member in members {
+            type = type.flatMap { JSONMemberNames.shared.memberType(member, of: (($0 as? any _OptionalValue.Type)?.wrappedType) ?? $0) }
+        }
+        return type
     }
 
     /// Follows the members down from the attribute's type, each by the type `JSONMemberNames` saw it

@@ -326,13 +326,27 @@ final class AggregateCache: @unchecked Sendable {
     /// table also counts: dropping a result too often is safe).
     ///
     /// Read as UTF-8 bytes, as SQLite reads it: a quote is one byte that no other character's
-    /// encoding contains.
+    /// encoding contains. A few terms are written as literals (a `CaseIterable` type's cases in an
+    /// ORDER BY, `StoredOrder`), and a `"` inside one is no identifier's: they are skipped.
     static func identifiers(in sql: String) -> Set<String> {
         var names: Set<String> = []
         var sql = sql
         sql.withUTF8 { bytes in
             var index = 0
             while index < bytes.count {
+                if bytes[index] == apostrophe {
+                    // A literal, to the apostrophe that ends it (a doubled one is inside it).
+                    index += 1
+                    while index < bytes.count {
+                        if bytes[index] == apostrophe {
+                            guard index + 1 < bytes.count, bytes[index + 1] == apostrophe else { break }
+                            index += 1
+                        }
+                        index += 1
+                    }
+                    index += 1
+                    continue
+                }
                 guard bytes[index] == quote else {
                     index += 1
                     continue
@@ -358,6 +372,7 @@ final class AggregateCache: @unchecked Sendable {
     }
 
     private static let quote = UInt8(ascii: "\"")
+    private static let apostrophe = UInt8(ascii: "'")
 
     /// Whether `sql` holds `quotedName` at most once, compared as UTF-8 bytes: `components(separatedBy:)`,
     /// which compared by `Character`, was about 1% of the server's time on a common word's first visit.

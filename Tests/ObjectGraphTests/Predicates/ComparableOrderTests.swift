@@ -1,14 +1,22 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import XCTest
 
-/// Sizes in the order people wear them, which is not their raw values' alphabetical order.
+/// Sizes in the order people wear them, which is neither their raw values' alphabetical order nor
+/// the order the cases are declared in.
 enum GarmentSize: String, Codable, CaseIterable, Comparable {
-    case small, medium, large, extraLarge = "xl"
+    case large, small, extraLarge = "xl", medium
 
     static func < (lhs: GarmentSize, rhs: GarmentSize) -> Bool {
-        (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
+        let worn: [GarmentSize] = [.small, .medium, .large, .extraLarge]
+        return (worn.firstIndex(of: lhs) ?? 0) < (worn.firstIndex(of: rhs) ?? 0)
     }
+}
+
+/// A `Codable` value stored as JSON with a size inside.
+struct GarmentFit: Codable {
+    var size: GarmentSize
+    var note: String
 }
 
 /// A raw-value enum whose `<` is its own, but which does not list its cases.
@@ -38,6 +46,7 @@ struct PatternVersion: Codable, Comparable, Hashable {
     var pattern: PatternVersion = PatternVersion(major: 1, minor: 0)
     var price: Decimal = 0
     var sizesInStock: [GarmentSize] = []
+    var fit: GarmentFit = GarmentFit(size: GarmentSize.medium, note: "")
 
     init(name: String, size: GarmentSize) {
         self.name = name
@@ -89,6 +98,21 @@ final class ComparableOrderTests: StoreTestCase {
         let stocksLarger = FetchDescriptor<Garment>(
             predicate: #Predicate { $0.sizesInStock.contains { $0 > medium } }, sortBy: [SortDescriptor(\.name)])
         XCTAssertEqual(try names(stocksLarger, in: ModelContext(context.container)), ["b"])
+
+        // A size inside a value stored as JSON sorts as it compares, by rank.
+        for garment in stocked { garment.fit = GarmentFit(size: garment.size, note: "fits") }
+        try context.save()
+        let byFit = FetchDescriptor<Garment>(sortBy: [SortDescriptor(\.fit.size), SortDescriptor(\.name)])
+        XCTAssertEqual(try names(byFit, in: ModelContext(context.container)), ["b", "e", "d", "c", "a"])
+        let fitsLarger = FetchDescriptor<Garment>(predicate: #Predicate { $0.fit.size > medium }, sortBy: [SortDescriptor(\.name)])
+        XCTAssertEqual(try names(fitsLarger, in: ModelContext(context.container)), ["a", "c"])
+    }
+
+    /// A case's raw value is written into an ORDER BY as a literal; a `"` in it is not the start of a
+    /// table's or column's name, which would hide the names after it from the kept results' upkeep.
+    func testLiteralsInAStatementAreNotTakenForNames() {
+        XCTAssertEqual(AggregateCache.identifiers(in: #"SELECT "t0"."_pk" FROM "Garment" AS "t0" ORDER BY (CASE "t0"."size" WHEN '12"' THEN 0 WHEN 'it''s' THEN 1 END), "t1"."name""#),
+                       ["t0", "_pk", "Garment", "size", "t1", "name"])
     }
 
     func testAnOrderSQLCannotKnowIsRefusedWithAClearError() throws {
