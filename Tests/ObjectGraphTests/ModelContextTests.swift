@@ -547,6 +547,28 @@ final class ModelContextTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(context.container).fetchCount(sorted), 6, "the inserts stayed in the context")
     }
 
+    /// A model inserted before the walk, which a save in the block registers, is still the context's
+    /// afterwards: it was let go with the batch, and a later edit of it was never saved.
+    func testEnumerateKeepsAModelInsertedBeforeItInTheContext() throws {
+        let context = ModelContext(try makeContainer(Note.self))
+        for title in ["a", "c"] { context.insert(Note(title: title)) }
+        try context.save()
+        let inserted = Note(title: "b")
+        context.insert(inserted)
+        var met: [String] = []
+        try context.enumerate(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)]), batchSize: 1) { note in
+            met.append(note.title)
+            note.body = "seen"
+            try context.save()
+        }
+        XCTAssertEqual(met, ["a", "b", "c"])
+        XCTAssertTrue(inserted.modelContext === context)
+        inserted.title = "b, edited after"
+        try context.save()
+        XCTAssertEqual(try ModelContext(context.container).fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.title)])).map(\.title),
+                       ["a", "b, edited after", "c"])
+    }
+
     func testLetAndInferredTypePropertiesArePersistedAndChangesToThemAreSaved() throws {
         do {
             let context = ModelContext(try makeContainer(Account.self))

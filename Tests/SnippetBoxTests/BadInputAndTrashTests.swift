@@ -181,6 +181,15 @@ final class BadInputAndTrashTests: AppTestCase {
             })
         }
         XCTAssertEqual(try withContext { try $0.fetchCount(FetchDescriptor<Folder>()) }, 0)
+        // A missing key is named: it is not in its context's path ("malformed body" before).
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        let missing = DecodingError.keyNotFound(Key(stringValue: "title"), .init(codingPath: [Key(stringValue: "snippet")], debugDescription: ""))
+        XCTAssertEqual(ErrorPageMiddleware.summary(of: missing), "field snippet.title")
     }
 
     func testFieldLengthsAreFormErrors() async throws {

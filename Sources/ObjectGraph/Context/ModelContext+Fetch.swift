@@ -173,9 +173,11 @@ extension ModelContext {
     /// Which models match, and in what order, is settled before the first call, as for
     /// `fetch(_:batchSize:)`: a block that saves changes to what matches (marking each model done, or
     /// deleting it) still meets every model once. Paging with an offset instead skipped a batch's
-    /// worth of models each time the saved changes moved rows out of the match. A model deleted
-    /// before its turn (by the block or another context) is skipped. With `includePendingChanges`,
-    /// unsaved inserts and edits are placed as `fetch` places them.
+    /// worth of models each time the saved changes moved rows out of the match. A model the block
+    /// deletes before its turn is skipped, and so is one whose row another context deleted, unless
+    /// this context holds it. With `includePendingChanges` and unsaved changes of the entity, those
+    /// are placed as `fetch` places them, which reads every match at once: save first to walk a
+    /// large table in bounded memory.
     ///
     /// Models of a finished batch that have no unsaved changes are released from the context. Without
     /// `allowEscapingMutations`, a batch that leaves unsaved changes throws: save inside the block, or
@@ -192,7 +194,8 @@ extension ModelContext {
         // Models the context held before their batch was read are kept in it after the batch; the
         // others are let go. Placed models are all read at once, before the first batch.
         func registeredModels() -> Set<ObjectIdentifier> { Set(registered.values.map { ObjectIdentifier($0) }) }
-        let registeredBeforePlacing = registeredModels()
+        // Inserted models are the caller's too, and stay once a save inside the block registers them.
+        let registeredBeforePlacing = registeredModels().union(inserted.keys)
         // Either the models themselves (with unsaved changes to place, read at once as `fetch` does)
         // or the keys of the matching rows, each batch read by key when its turn comes.
         let placed: [T]?

@@ -56,13 +56,16 @@ struct ErrorPageMiddleware: AsyncMiddleware {
         }
     }
 
-    private static func summary(of error: DecodingError) -> String {
+    static func summary(of error: DecodingError) -> String {
+        // A missing key is not in its context's path: it is named after it.
+        let path: [any CodingKey]
         switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.map(\.stringValue).joined(separator: ".").isEmpty ? "malformed body" : "field \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        @unknown default:
-            "malformed body"
+        case .keyNotFound(let key, let context): path = context.codingPath + [key]
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
+        @unknown default: path = []
         }
+        let field = path.map(\.stringValue).joined(separator: ".")
+        return field.isEmpty ? "malformed body" : "field \(field)"
     }
 }
 
