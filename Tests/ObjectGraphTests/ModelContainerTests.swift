@@ -167,6 +167,39 @@ final class ModelContainerTests: StoreTestCase {
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Note>()), 0)
     }
 
+    /// An identifier names a row of one store: another store's context found its own row with the same
+    /// key (by `model(for:)`, a predicate, or a model actor), a note of another library.
+    func testAnIdentifierOfAnotherStoreFindsNothingThere() async throws {
+        let here = try makeContainer(Note.self)
+        let elsewhere = try ModelContainer(
+            for: Note.self, configurations: ModelConfiguration(url: folder.appendingPathComponent("elsewhere.store")))
+        let otherContext = ModelContext(elsewhere)
+        let foreign = Note(title: "elsewhere")
+        otherContext.insert(foreign)
+        try otherContext.save()
+        let context = ModelContext(here)
+        context.insert(Note(title: "here"))
+        try context.save()
+        let foreignID = foreign.persistentModelID
+        // Each is its store's first row: the two have the same key.
+
+        let found = context.model(for: foreignID)
+        XCTAssertTrue(found.isDeleted, "a stand-in for a row this store does not have")
+        XCTAssertEqual(found.persistentModelID, foreignID)
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.persistentModelID == foreignID })).count, 0)
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.persistentModelID != foreignID })).map(\.title), ["here"])
+        let listed = [foreignID]
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Note>(predicate: #Predicate { listed.contains($0.persistentModelID) })), 0)
+
+        let importer = NoteImporter(modelContainer: here)
+        let ownID = try await importer.importNotes(titled: ["own"])[0]
+        let titles = await importer.titles(of: [foreignID, ownID])
+        XCTAssertEqual(titles, [nil, "own"])
+        try await importer.delete(ownID)
+        let afterDelete = await importer.titles(of: [ownID])
+        XCTAssertEqual(afterDelete, [nil], "a deleted row is no model to the actor's subscript")
+    }
+
     func testAModelActorWorksWithItsOwnContext() async throws {
         let container = try makeContainer(Note.self)
         let importer = NoteImporter(modelContainer: container)
@@ -184,6 +217,15 @@ actor NoteImporter {
         notes.forEach(modelContext.insert)
         try modelContext.save()
         return notes.map(\.persistentModelID)
+    }
+
+    func titles(of identifiers: [PersistentIdentifier]) -> [String?] {
+        identifiers.map { self[$0, as: Note.self]?.title }
+    }
+
+    func delete(_ identifier: PersistentIdentifier) throws {
+        if let note = self[identifier, as: Note.self] { modelContext.delete(note) }
+        try modelContext.save()
     }
 }
 

@@ -25,8 +25,11 @@ extension ModelActor {
     /// The actor's own context. Use it only from inside the actor.
     public var modelContext: ModelContext { modelExecutor.modelContext }
 
-    /// The model with this identifier in the actor's context, if it exists and has type `T`.
+    /// The model with this identifier in the actor's context, if it exists and has type `T`: nil
+    /// for a row that is gone (deleted, or of another store), where `model(for:)` gives a deleted
+    /// stand-in, so that `guard let note = self[id, as: Note.self]` stops there.
     public subscript<T: PersistentModel>(id: PersistentIdentifier, as type: T.Type) -> T? {
-        modelContext.model(for: id) as? T
+        guard let model = modelContext.model(for: id) as? T, !model.storage.rowIsGone else { return nil }
+        return model
     }
 }

@@ -370,13 +370,16 @@ public final class ModelContext: Equatable {
     // MARK: Looking up models
 
     /// The model with this identifier: the registered instance, or one read from the store.
-    /// For an identifier with no row, a model marked deleted whose properties read as their defaults.
+    /// For an identifier with no row, a model marked deleted whose properties read as their defaults;
+    /// so for one of another store, whose key names a row of that store only (a row of this one with
+    /// the same key was returned, another library's snippet in SnippetBox).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let model = registeredModel(anyFor: persistentModelID) { return model }
         guard let type = store.schema.modelTypes[persistentModelID.entityName] else {
             preconditionFailure("\(persistentModelID.entityName) is not an entity of this container's schema")
         }
-        if let key = persistentModelID.primaryKey, let model = try? fetchModel(type, primaryKey: key) {
+        if let key = persistentModelID.primaryKey, persistentModelID.storeIdentifier == store.identifier,
+           let model = try? fetchModel(type, primaryKey: key) {
             return model
         }
         return Self.placeholder(type, identifier: persistentModelID)

@@ -192,7 +192,11 @@ final class PredicateTranslation {
                 throw error
             }
         }
-        if let identifier = constant as? PersistentIdentifier { return identifier.primaryKey?.databaseValue ?? .null }
+        if let identifier = constant as? PersistentIdentifier {
+            // Another store's key names none of this store's rows: NULL, which no key equals.
+            guard identifier.storeIdentifier == store.identifier else { return .null }
+            return identifier.primaryKey?.databaseValue ?? .null
+        }
         guard let codec = AttributeCodec.make(for: type(of: constant)) else {
             throw SwiftDataError(.unsupportedPredicate, "a captured value of type \(type(of: constant)) cannot be compared in SQL")
         }
@@ -256,7 +260,8 @@ final class PredicateTranslation {
         guard let identifier else {
             return SQLFragment("(\(key.sql) IS \(negated ? "NOT " : "")NULL)", key.arguments)
         }
-        guard identifier.entityName == entity, let primaryKey = identifier.primaryKey else {
+        // Another store's identifier matches none of this store's rows, whatever its key.
+        guard identifier.entityName == entity, identifier.storeIdentifier == store.identifier, let primaryKey = identifier.primaryKey else {
             return SQLFragment(negated ? "1" : "0")
         }
         return SQLFragment("(\(key.sql) IS \(negated ? "NOT " : "")?)", key.arguments + [primaryKey.databaseValue])
