@@ -32,7 +32,8 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     private var watch: StoreChangeWatch?
 
     /// Starts counting after `historyTokens`' token for the container's store, or, when nil (or
-    /// holding none for it), after the store's newest transaction now.
+    /// holding none for it), after the store's newest transaction now. Relevant transactions already
+    /// after the given token (saved while the app was away) count as one event at once.
     public convenience init(
         historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
         authors: Set<String> = [], modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation
@@ -51,6 +52,9 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
         watch = StoreChangeWatch(store: modelContainer.store, interval: 1) { [weak self] in
             self?.readNewTransactions()
         }
+        // What came after a given token is read now: the watch reads only on the next save or
+        // another process's next commit, which may not come for long.
+        if token != nil { readNewTransactions() }
     }
 
     /// The token of the newest transaction number given, deleted or not: a read after it finds
