@@ -361,7 +361,7 @@ final class SnippetRoutesTests: AppTestCase {
                 lastModified = response.headers.first(name: .lastModified) ?? ""
             }
             XCTAssertTrue(eTag.hasPrefix("\"") && !lastModified.isEmpty, "\(path): \(eTag) \(lastModified)")
-            let longBefore = CachedCopy.httpDateText(Date(timeIntervalSince1970: 86_400))
+            let longBefore = HTTPHeaders.LastModified(Date(timeIntervalSince1970: 86_400)).serialize()
             let cases: [(headers: HTTPHeaders, status: HTTPStatus)] = [
                 (["If-None-Match": eTag], .notModified),
                 (["If-None-Match": "W/\(eTag)"], .notModified),

@@ -335,20 +335,14 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatableExpressio
         let elementTerm = try translation.term(element)
         guard case .constant(let bounds) = rangeTerm else { throw translation.unsupported(self) }
         if case .constant = elementTerm { return .constant(try PredicateTranslation.evaluateWithoutVariables(self)) }
-        var (elementSQL, codec) = try translation.value(of: elementTerm, from: element)
+        let (element, codec) = try translation.value(of: elementTerm, from: element)
         guard let range = bounds as? any _RangeBounds else { throw translation.unsupported(self) }
-        var lower = SQLFragment("?", [try translation.encode(range.lowerAny, with: codec)])
-        var upper = SQLFragment("?", [try translation.encode(range.upperAny, with: codec)])
         // Bounds compare as `Comparison` does: by rank for a `CaseIterable` type (`StoredOrder`).
-        switch StoredOrder.of(Element.Output.self) {
-        case .asStored:
-            break
-        case .ranked(let cases):
-            (elementSQL, lower, upper) = (StoredOrder.rankSQL(elementSQL, among: cases),
-                                          StoredOrder.rankSQL(lower, among: cases), StoredOrder.rankSQL(upper, among: cases))
-        case .unordered(let reason):
-            throw translation.unsupported(self, detail: reason)
-        }
+        let ordered = try translation.orderable(
+            [element, SQLFragment("?", [try translation.encode(range.lowerAny, with: codec)]),
+             SQLFragment("?", [try translation.encode(range.upperAny, with: codec)])],
+            as: Element.Output.self, node: self)
+        let (elementSQL, lower, upper) = (ordered[0], ordered[1], ordered[2])
         let upperOperator = range.includesUpperBound ? "<=" : "<"
         return .condition(SQLFragment(
             "(\(elementSQL.sql) >= \(lower.sql) AND \(elementSQL.sql) \(upperOperator) \(upper.sql))",

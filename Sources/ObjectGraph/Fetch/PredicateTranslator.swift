@@ -285,17 +285,20 @@ final class PredicateTranslation {
         var (leftSQL, _) = try value(of: left, from: lhs, codec: codec(of: right))
         var (rightSQL, _) = try value(of: right, from: rhs, codec: codec(of: left))
         if let ordering {
-            switch StoredOrder.of(ordering) {
-            case .asStored:
-                break
-            case .ranked(let cases):
-                leftSQL = StoredOrder.rankSQL(leftSQL, among: cases)
-                rightSQL = StoredOrder.rankSQL(rightSQL, among: cases)
-            case .unordered(let reason):
-                throw unsupported(node, detail: reason)
-            }
+            let ordered = try orderable([leftSQL, rightSQL], as: ordering, node: node)
+            (leftSQL, rightSQL) = (ordered[0], ordered[1])
         }
         return .value(SQLFragment(combine(leftSQL.sql, rightSQL.sql), leftSQL.arguments + rightSQL.arguments), codec: nil)
+    }
+
+    /// Values of `type` about to be ordered, as SQL must compare them for the type's `<` to hold
+    /// (`StoredOrder`): as they are, or each as its case's rank; throws where SQL cannot order them.
+    func orderable(_ values: [SQLFragment], as type: Any.Type, node: Any) throws -> [SQLFragment] {
+        switch StoredOrder.of(type) {
+        case .asStored: values
+        case .ranked(let cases): values.map { StoredOrder.rankSQL($0, among: cases) }
+        case .unordered(let reason): throw unsupported(node, detail: reason)
+        }
     }
 
     /// Throws for arithmetic SQL cannot do on the stored form: a `Decimal` attribute is exact text in
@@ -303,9 +306,8 @@ final class PredicateTranslation {
     /// number prefix of that text (`$0.balance * 2 > 5` kept no row). Inside JSON (an element of a
     /// `[Decimal]`, a member) a decimal is a JSON number, on which SQL computes.
     func requireArithmeticInSQL(on type: Any.Type, operands: [SQLTerm], node: Any) throws {
-        let wrapped = (type as? any _OptionalValue.Type)?.wrappedType ?? type
         let readsAColumn = operands.contains { codec(of: $0).map { !$0.readsJSONMember } ?? false }
-        if wrapped == Decimal.self, readsAColumn {
+        if nonOptional(type) == Decimal.self, readsAColumn {
             throw unsupported(node, detail: "Decimal values are stored as exact text, on which SQL cannot compute; "
                 + "compare the attribute itself with a value computed outside the predicate")
         }

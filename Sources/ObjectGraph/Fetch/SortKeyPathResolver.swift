@@ -86,7 +86,7 @@ enum SortKeyPathResolver {
     private static func memberType(_ members: [String], of slot: PropertySlot) -> Any.Type? {
         var type: Any.Type? = slot.wrappedValueType
         for member in members {
-            type = type.flatMap { JSONMemberNames.shared.memberType(member, of: (($0 as? any _OptionalValue.Type)?.wrappedType) ?? $0) }
+            type = type.flatMap { JSONMemberNames.shared.memberType(member, of: nonOptional($0)) }
         }
         return type
     }

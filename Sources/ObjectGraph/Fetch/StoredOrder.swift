@@ -22,7 +22,7 @@ enum StoredOrder {
     static func of(_ type: Any.Type) -> StoredOrder {
         let key = ObjectIdentifier(type)
         if let known = known.withLock({ $0[key] }) { return known }
-        let order = make(for: (type as? any _OptionalValue.Type)?.wrappedType ?? type)
+        let order = make(for: nonOptional(type))
         // Bounded by the types a program compares: nothing to evict.
         known.withLock { $0[key] = order }
         return order

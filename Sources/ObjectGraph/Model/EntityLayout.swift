@@ -622,6 +622,11 @@ public protocol _OptionalValue {
     static func wrapping(_ value: Any?) -> Any
 }
 
+/// `type` itself, or the type it wraps when it is an `Optional`.
+func nonOptional(_ type: Any.Type) -> Any.Type {
+    (type as? any _OptionalValue.Type)?.wrappedType ?? type
+}
+
 extension Optional: _OptionalValue {
     public static var wrappedType: Any.Type { Wrapped.self }
     public var wrappedAny: Any? {

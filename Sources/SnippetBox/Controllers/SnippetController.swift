@@ -324,7 +324,8 @@ struct SnippetController: RouteCollection {
         // On the 304 too: without it the signed-in pages' `no-store` was added, which replaces the
         // cached image's policy.
         let caching = "private, max-age=86400"
-        let validators: HTTPHeaders = ["ETag": etag, "Last-Modified": CachedCopy.httpDateText(updated), "Cache-Control": caching]
+        var validators: HTTPHeaders = ["ETag": etag, "Cache-Control": caching]
+        validators.lastModified = HTTPHeaders.LastModified(updated)
         if CachedCopy.isCurrent(req.headers, eTag: etag, lastModified: updated) {
             return Response(status: .notModified, headers: validators)
         }

@@ -23,11 +23,6 @@ enum CachedCopy {
         return lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
     }
 
-    /// An HTTP date (IMF-fixdate, the form every client sends), as `Last-Modified` is written.
-    static func httpDateText(_ date: Date) -> String {
-        httpDateFormatter().string(from: date)
-    }
-
     /// The tags of one `If-None-Match` value, each without its `W/`, quotes kept; `*` as itself. A
     /// tag may hold a comma, so the list is split between quoted tags, not at every comma.
     static func entityTags(in header: String) -> [String] {
@@ -56,16 +51,14 @@ enum CachedCopy {
         tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
     }
 
+    /// An HTTP date (IMF-fixdate, the form every client sends and Vapor writes `Last-Modified` in),
+    /// which Vapor reads only for its own `Last-Modified` header. A formatter per use: a request asks
+    /// once, and a shared one would need a lock.
     private static func httpDate(_ text: String) -> Date? {
-        httpDateFormatter().date(from: text.trimmingCharacters(in: .whitespaces))
-    }
-
-    /// Made per use: a request asks once, and a shared formatter would need a lock.
-    private static func httpDateFormatter() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter
+        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
     }
 }
